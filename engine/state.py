@@ -1,0 +1,162 @@
+"""The game state: plain frozen data, replaced (never mutated) by each move.
+
+Seats are "A" and "B"; inside the state they are indices 0 and 1 so that per-seat data are
+tuples. Unchanged parts are shared between successive states, which keeps a move cheap.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from engine.cards import Card, Tactic
+from engine.rulesets import ClaimTiming, Ruleset
+
+Seat: TypeAlias = str
+"""A seat name: "A" or "B"."""
+
+SEATS: tuple[Seat, ...] = ("A", "B")
+
+
+def seat_index(seat: Seat) -> int:
+    """0 for "A", 1 for "B"."""
+    return SEATS.index(seat)
+
+
+class Phase(enum.StrEnum):
+    """Where the player to move stands within their turn."""
+
+    MUD_DISCARD = "mud-discard"
+    """A side of theirs lost its Mud with four cards: discard one first (R20)."""
+    START = "start"
+    """Start of the turn: claim under the advanced rule (R5), then play a card or pass."""
+    SCOUT = "scout"
+    """A Scout was played: draw up to three cards, then put cards back (R16)."""
+    AFTER_PLAY = "after-play"
+    """The card is played: claim under the standard rule (R4), then draw or end the turn."""
+    OVER = "over"
+    """The game has ended."""
+
+
+class Termination(enum.StrEnum):
+    """How a game ended (FORMATS.md `result`)."""
+
+    BREAKTHROUGH = "breakthrough"
+    ENVELOPMENT = "envelopment"
+    STALEMATE = "stalemate"
+    RESIGNATION = "resignation"
+    TIME = "time"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game."""
+
+    winner: Seat | None
+    """The winning seat, or None for a draw (R22)."""
+    termination: Termination
+    """Why the game ended."""
+
+    def __str__(self) -> str:
+        if self.winner is None:
+            return f"draw ({self.termination})"
+        return f"{self.winner} wins by {self.termination}"
+
+
+@dataclass(frozen=True, slots=True)
+class FlagState:
+    """One flag: both sides, the environment cards and who holds it."""
+
+    cards: tuple[tuple[Card, ...], tuple[Card, ...]]
+    """Formation cards (troops and morale tactics) on each seat's side, in the order played."""
+    arrivals: tuple[tuple[int, ...], tuple[int, ...]]
+    """The ply at which each of those cards arrived: who completed last is read from it (R12)."""
+    env: tuple[tuple[Card, int], ...] = ()
+    """Environment cards here, each with the seat index whose side it lies on (R15)."""
+    claimed_by: int | None = None
+    """The seat index that claimed the flag, or None."""
+
+    def has(self, tactic: Tactic) -> bool:
+        """True when this environment card lies at the flag."""
+        return any(card == tactic for card, _ in self.env)
+
+    @property
+    def env_cards(self) -> frozenset[Card]:
+        """The environment cards at the flag, whoever played them."""
+        return frozenset(card for card, _ in self.env)
+
+    def size(self, ruleset: Ruleset) -> int:
+        """Cards in a complete formation here: four at a Mud flag (R10)."""
+        if self.has(Tactic.MUD):
+            return ruleset.mud_formation_size
+        return ruleset.formation_size
+
+    def completed_at(self, seat: int, ruleset: Ruleset) -> int | None:
+        """The ply at which this side's formation became complete, or None if it is not.
+
+        The side is complete when it holds exactly the formation size; its completion time is
+        the arrival of the last card played into it (R12, decided in docs/rules.md).
+        """
+        if len(self.cards[seat]) != self.size(ruleset):
+            return None
+        return max(self.arrivals[seat])
+
+
+EMPTY_FLAG = FlagState(cards=((), ()), arrivals=((), ()))
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything about a game at one moment, hidden cards included.
+
+    Pages and emails never see this: they see `engine.view` or `engine.public_view`.
+    """
+
+    ruleset: Ruleset
+    claims: ClaimTiming
+    """When flags may be claimed (R4, R5)."""
+    flags: tuple[FlagState, ...]
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    troop_deck: tuple[Card, ...]
+    """Top first."""
+    tactics_deck: tuple[Card, ...]
+    """Top first."""
+    discards: tuple[tuple[Card, ...], tuple[Card, ...]]
+    """Face-up cards out of play on each seat's side: guile tactics played, cards discarded."""
+    tactics_played: tuple[int, int]
+    """Tactics cards each seat has played so far, all kinds (R8)."""
+    leader_played: tuple[bool, bool]
+    """Whether each seat has played its one Leader (R9)."""
+    first: int
+    """The seat index that played first."""
+    mover: int
+    """The seat index whose turn it is."""
+    phase: Phase
+    ply: int = 0
+    """Moves applied so far."""
+    turn: int = 1
+    """Turns begun so far."""
+    played: bool = False
+    """Whether the player to move has played a card (or passed) this turn."""
+    passed: bool = False
+    """Whether the current turn's play was a pass (R6)."""
+    scouted: bool = False
+    """Whether the current turn's play was a Scout: no draw follows it (R16)."""
+    scout_draws: int = 0
+    """Cards drawn so far with the Scout being played (R16)."""
+    previous_passed: bool = False
+    """Whether the previous turn ended with a pass (R22)."""
+    pending_discards: tuple[tuple[int, int], ...] = ()
+    """(seat index, flag index) sides holding four cards after their Mud left (R20)."""
+    result: Outcome | None = None
+
+    @property
+    def to_move(self) -> Seat:
+        """The seat whose turn it is ("A" or "B")."""
+        return SEATS[self.mover]
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self.result is not None

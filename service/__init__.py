@@ -1,0 +1,45 @@
+"""The Flask web service: an application factory, blueprints, and configuration from the environment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from service import db
+from service.config import DEVELOPMENT_BASE_URL, check_config, config_from_env
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app: settings from the environment, then ``test_config`` on top.
+
+    Raises ``service.config.ConfigError`` when the settings are unsafe, e.g. ``APP_ENV=production``
+    with a missing or development ``SECRET_KEY``.
+    """
+    app = Flask(__name__, instance_relative_config=True, template_folder=str(TEMPLATES_DIR))
+    app.config.from_mapping(config_from_env(app.instance_path))
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    check_config(app.config)
+    if not app.config["BASE_URL"]:
+        app.config["BASE_URL"] = DEVELOPMENT_BASE_URL
+    if app.config["DATABASE_URL"].startswith("sqlite:///"):
+        os.makedirs(app.instance_path, exist_ok=True)
+
+    db.init_app(app)
+
+    from service import cli, errors, templating
+    from service.games import bp as games_bp
+    from service.games.cli import games_cli
+
+    templating.init_app(app)
+    app.register_blueprint(errors.bp)
+    app.register_blueprint(games_bp)
+    app.cli.add_command(cli.db_cli)
+    app.cli.add_command(games_cli)
+    return app
