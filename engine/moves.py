@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.cards import Card, Tactic
 from engine.errors import InvalidCardError, InvalidMoveError
@@ -53,9 +53,8 @@ class Deck(enum.StrEnum):
     TACTICS = "tactics"
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One entry of a game's move list.
+class Move(NamedTuple):
+    """One entry of a game's move list (a named tuple: cheap to make, as legal_moves makes many).
 
     Flags are numbered from 1, as in the notation. ``source`` is the flag a card is taken from
     (the ``@N`` of the notation), ``flag`` the flag a card goes to or that is claimed (``>N``).

@@ -8,7 +8,6 @@ game-over guards live once in `apply`; the handlers below them may assume them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from itertools import permutations
 from typing import TypeVar
 
@@ -447,11 +446,12 @@ def _finish(
     state: GameState, outcome: Outcome, events: list[Event]
 ) -> tuple[GameState, list[Event]]:
     events.append(GameEnded(outcome))
-    return replace(state, result=outcome, phase=Phase.OVER, ply=state.ply + 1), events
+    return state.evolve(result=outcome, phase=Phase.OVER, ply=state.ply + 1), events
 
 
 def _step(state: GameState, **changes: object) -> GameState:
-    return replace(state, ply=state.ply + 1, **changes)  # type: ignore[arg-type]
+    new: GameState = state.evolve(ply=state.ply + 1, **changes)
+    return new
 
 
 def _with_flag(
@@ -473,8 +473,7 @@ def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
 def _add_card(flag: FlagState, seat: int, card: Card, ply: int) -> FlagState:
     cards = flag.cards[seat] + (card,)
     arrivals = flag.arrivals[seat] + (ply,)
-    return replace(
-        flag,
+    return flag.evolve(
         cards=_pair(flag.cards, seat, cards),
         arrivals=_pair(flag.arrivals, seat, arrivals),
     )
@@ -484,8 +483,7 @@ def _remove_card(flag: FlagState, seat: int, card: Card) -> FlagState:
     i = flag.cards[seat].index(card)
     cards = flag.cards[seat][:i] + flag.cards[seat][i + 1 :]
     arrivals = flag.arrivals[seat][:i] + flag.arrivals[seat][i + 1 :]
-    return replace(
-        flag,
+    return flag.evolve(
         cards=_pair(flag.cards, seat, cards),
         arrivals=_pair(flag.arrivals, seat, arrivals),
     )
@@ -515,14 +513,14 @@ def _apply_claim(state: GameState, move: Move, events: list[Event]) -> GameState
     assert move.flag is not None
     proof = _check_claim(state, move.flag)
     index = move.flag - 1
-    flags = _with_flag(state.flags, index, replace(state.flags[index], claimed_by=state.mover))
+    flags = _with_flag(state.flags, index, state.flags[index].evolve(claimed_by=state.mover))
     new = _step(state, flags=flags)
     events.append(FlagClaimed(move.seat, move.flag, proof.reason))
     won = _victory(new, state.mover)
     if won is not None:
         outcome = Outcome(move.seat, won)
         events.append(GameEnded(outcome))
-        return replace(new, result=outcome, phase=Phase.OVER)
+        return new.evolve(result=outcome, phase=Phase.OVER)
     return new
 
 
@@ -540,7 +538,7 @@ def _apply_play(state: GameState, move: Move, events: list[Event]) -> GameState:
     else:
         changes["hands"] = _pair(state.hands, me, _without(state.hands[me], card))
     if card in ENVIRONMENT:
-        flag = replace(flag, env=(*flag.env, (card, me)))
+        flag = flag.evolve(env=(*flag.env, (card, me)))
     else:
         flag = _add_card(flag, me, card, state.ply)
         if card in LEADERS:
@@ -656,7 +654,7 @@ def _apply_deserter(state: GameState, move: Move, events: list[Event]) -> GameSt
     if move.card in ENVIRONMENT:
         env = list(flag.env)
         env.remove((move.card, opp))
-        flag = replace(flag, env=tuple(env))
+        flag = flag.evolve(env=tuple(env))
     else:
         flag = _remove_card(flag, opp, move.card)
     discards = _pair(state.discards, opp, (*state.discards[opp], move.card))
@@ -676,7 +674,7 @@ def _apply_deserter(state: GameState, move: Move, events: list[Event]) -> GameSt
             if len(flag.cards[s]) > size:
                 pending.append((s, index))
     phase = Phase.MUD_DISCARD if (me, index) in pending else Phase.AFTER_PLAY
-    return replace(new, pending_discards=tuple(pending), phase=phase)
+    return new.evolve(pending_discards=tuple(pending), phase=phase)
 
 
 def _apply_traitor(state: GameState, move: Move, events: list[Event]) -> GameState:
@@ -698,7 +696,7 @@ def _apply_traitor(state: GameState, move: Move, events: list[Event]) -> GameSta
         played=True,
         **_play_tactic(state, tactic),
     )
-    return replace(new, pending_discards=_settle_pending(new))
+    return new.evolve(pending_discards=_settle_pending(new))
 
 
 def _apply_discard(state: GameState, move: Move, events: list[Event]) -> GameState:
@@ -720,7 +718,7 @@ def _apply_discard(state: GameState, move: Move, events: list[Event]) -> GameSta
         phase = Phase.MUD_DISCARD
     else:
         phase = Phase.AFTER_PLAY if state.played else Phase.START
-    return replace(new, pending_discards=pending, phase=phase)
+    return new.evolve(pending_discards=pending, phase=phase)
 
 
 def _apply_draw(state: GameState, move: Move, events: list[Event]) -> GameState:
@@ -742,12 +740,11 @@ def _end_turn(state: GameState, events: list[Event]) -> GameState:
         winner = None if held[0] == held[1] else SEATS[0 if held[0] > held[1] else 1]
         outcome = Outcome(winner, Termination.STALEMATE)
         events.append(GameEnded(outcome))
-        return replace(state, result=outcome, phase=Phase.OVER)
+        return state.evolve(result=outcome, phase=Phase.OVER)
     nxt = 1 - state.mover
     owes = any(s == nxt for s, _ in state.pending_discards)
     events.append(TurnStarted(SEATS[nxt], state.turn + 1))
-    return replace(
-        state,
+    return state.evolve(
         mover=nxt,
         turn=state.turn + 1,
         phase=Phase.MUD_DISCARD if owes else Phase.START,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from engine.cards import Card, Tactic
 from engine.rulesets import ClaimTiming, Ruleset
@@ -64,8 +64,24 @@ class Outcome:
         return f"{self.winner} wins by {self.termination}"
 
 
-@dataclass(frozen=True, slots=True)
-class FlagState:
+class _Evolving:
+    """Copy-with-changes for the frozen state classes.
+
+    `dataclasses.replace` re-runs a frozen dataclass's __init__ (about 25 µs for GameState);
+    copying the instance dict is a few hundred nanoseconds, and random playouts make hundreds of
+    thousands of states. Callers pass only field names (tests check every move's result).
+    """
+
+    def evolve(self, **changes: Any) -> Any:
+        new = object.__new__(type(self))
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return new
+
+
+@dataclass(frozen=True)
+class FlagState(_Evolving):
     """One flag: both sides, the environment cards and who holds it."""
 
     cards: tuple[tuple[Card, ...], tuple[Card, ...]]
@@ -79,7 +95,7 @@ class FlagState:
 
     def has(self, tactic: Tactic) -> bool:
         """True when this environment card lies at the flag."""
-        return any(card == tactic for card, _ in self.env)
+        return bool(self.env) and any(card == tactic for card, _ in self.env)
 
     @property
     def env_cards(self) -> frozenset[Card]:
@@ -88,7 +104,7 @@ class FlagState:
 
     def size(self, ruleset: Ruleset) -> int:
         """Cards in a complete formation here: four at a Mud flag (R10)."""
-        if self.has(Tactic.MUD):
+        if self.env and self.has(Tactic.MUD):
             return ruleset.mud_formation_size
         return ruleset.formation_size
 
@@ -106,8 +122,8 @@ class FlagState:
 EMPTY_FLAG = FlagState(cards=((), ()), arrivals=((), ()))
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
+@dataclass(frozen=True)
+class GameState(_Evolving):
     """Everything about a game at one moment, hidden cards included.
 
     Pages and emails never see this: they see `engine.view` or `engine.public_view`.
