@@ -45,9 +45,7 @@ TACTICS: tuple[Card, ...] = tuple(t.value for t in Tactic)
 LEADERS: frozenset[Card] = frozenset({Tactic.ALEXANDER, Tactic.DARIUS})
 MORALE: frozenset[Card] = LEADERS | {Tactic.CAVALRY, Tactic.SHIELD}
 ENVIRONMENT: frozenset[Card] = frozenset({Tactic.FOG, Tactic.MUD})
-GUILE: frozenset[Card] = frozenset(
-    {Tactic.SCOUT, Tactic.REDEPLOY, Tactic.DESERTER, Tactic.TRAITOR}
-)
+GUILE: frozenset[Card] = frozenset({Tactic.SCOUT, Tactic.REDEPLOY, Tactic.DESERTER, Tactic.TRAITOR})
 _TACTIC_SET: frozenset[Card] = frozenset(TACTICS)
 
 COLOR_NAMES: dict[str, str] = {

@@ -95,7 +95,7 @@ class Move(NamedTuple):
             return f"draw {self.deck}"
         if a is Action.DISCARD:
             return f"discard {self.card}@{self.source}"
-        return a.value  # pass, end, resign, timeout
+        return str(a.value)  # pass, end, resign, timeout
 
     def public_text(self) -> str:
         """The notation as the other seat and spectators may see it during the game.

@@ -72,7 +72,9 @@ class GameRecord:
             raise InvalidRecordError(str(e)) from None
         claims_text = data.get("claims", ruleset.default_claims.value)
         if claims_text not in ("standard", "advanced"):
-            raise InvalidRecordError(f"claims must be 'standard' or 'advanced', not {claims_text!r}")
+            raise InvalidRecordError(
+                f"claims must be 'standard' or 'advanced', not {claims_text!r}"
+            )
         first = data.get("first")
         if first not in SEATS[: ruleset.players]:
             raise InvalidRecordError(f"first must be 'A' or 'B', not {first!r}")
@@ -95,12 +97,16 @@ class GameRecord:
         moves = data.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise InvalidRecordError("moves must be a list of strings")
-        cuts = tuple((c[0], c[1]) for c in data.get("cuts", []) if isinstance(c, list) and len(c) == 2)
+        cuts = tuple(
+            (c[0], c[1]) for c in data.get("cuts", []) if isinstance(c, list) and len(c) == 2
+        )
         known = {"format", "ruleset", "claims", "first", "deal", "moves", "cuts"}
         return cls(
             ruleset=ruleset,
             claims=ClaimTiming(claims_text),
-            deal=Deal(cuts=cuts, first=first, hands=(hand_a, hand_b), troops=troops, tactics=tactics),
+            deal=Deal(
+                cuts=cuts, first=first, hands=(hand_a, hand_b), troops=troops, tactics=tactics
+            ),
             moves=tuple(moves),
             extras={k: v for k, v in data.items() if k not in known},
         )
@@ -138,11 +144,8 @@ def replay_states(record: GameRecord) -> Iterable[GameState]:
 
 def replay(record: GameRecord) -> GameState:
     """The position after every move of the record (raises ReplayError)."""
-    state = None
-    for state in replay_states(record):
-        pass
-    assert state is not None
-    return state
+    *_, last = replay_states(record)
+    return last
 
 
 # --- snapshots ------------------------------------------------------------------------------------

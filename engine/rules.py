@@ -265,7 +265,9 @@ def _check_deserter(state: GameState, move: Move) -> None:
     flag = _check_unclaimed(state, move.source)
     if move.card in ENVIRONMENT:
         if (move.card, opp) not in flag.env:
-            raise IllegalMoveError(f"{move.card} is not on your opponent's side of flag {index + 1}")
+            raise IllegalMoveError(
+                f"{move.card} is not on your opponent's side of flag {index + 1}"
+            )
         return
     _own_card_at(state, opp, move.card, move.source)
 
@@ -454,9 +456,7 @@ def _step(state: GameState, **changes: object) -> GameState:
     return new
 
 
-def _with_flag(
-    flags: tuple[FlagState, ...], index: int, flag: FlagState
-) -> tuple[FlagState, ...]:
+def _with_flag(flags: tuple[FlagState, ...], index: int, flag: FlagState) -> tuple[FlagState, ...]:
     return flags[:index] + (flag,) + flags[index + 1 :]
 
 

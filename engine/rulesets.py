@@ -148,4 +148,3 @@ def get_ruleset(name: str) -> Ruleset:
     except KeyError:
         known = ", ".join(RULESETS)
         raise UnknownRulesetError(f"unknown ruleset {name!r} (known: {known})") from None
-

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 from engine.cards import Card, Tactic
 from engine.rulesets import ClaimTiming, Ruleset
@@ -72,7 +72,7 @@ class _Evolving:
     thousands of states. Callers pass only field names (tests check every move's result).
     """
 
-    def evolve(self, **changes: Any) -> Any:
+    def evolve(self, **changes: Any) -> Self:
         new = object.__new__(type(self))
         fields = new.__dict__
         fields.update(self.__dict__)

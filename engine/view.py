@@ -51,7 +51,9 @@ def public_view(state: GameState) -> dict[str, Any]:
         "pending_discards": [{"seat": SEATS[s], "flag": i + 1} for s, i in state.pending_discards],
         "draw_due": state.result is None and state.played and _draw_due(state),
         "claims_now": state.result is None and _claims_allowed_now(state),
-        "flags_held": {s: sum(1 for f in state.flags if f.claimed_by == i) for i, s in enumerate(SEATS)},
+        "flags_held": {
+            s: sum(1 for f in state.flags if f.claimed_by == i) for i, s in enumerate(SEATS)
+        },
         "result": None,
         "winner": None,
     }

@@ -9,7 +9,9 @@ def render_board(seen: dict[str, Any]) -> str:
     """A view (engine.view or engine.public_view) as lines of text, one flag a line."""
     lines = []
     width = max(
-        [len(" ".join(f["A"])) for f in seen["flags"]] + [len(" ".join(f["B"])) for f in seen["flags"]] + [5]
+        [len(" ".join(f["A"])) for f in seen["flags"]]
+        + [len(" ".join(f["B"])) for f in seen["flags"]]
+        + [5]
     )
     lines.append(f"{'A':>{width}}  flag  B")
     for f in seen["flags"]:

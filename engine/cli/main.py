@@ -16,12 +16,16 @@ from engine.rulesets import RULESETS, ClaimTiming, get_ruleset
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m engine", description="Battle Line rules engine")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine", description="Battle Line rules engine"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("claims", help="JSON lines of flag situations in, claimable or not out")
     sub.add_parser("compare", help="JSON lines of two complete sides in, the winner out")
-    for name, text in (("replay", "replay a record, print the final position"),
-                       ("legal", "replay a record, print the legal actions")):
+    for name, text in (
+        ("replay", "replay a record, print the final position"),
+        ("legal", "replay a record, print the legal actions"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("file")
         p.add_argument("--json", action="store_true", help="one JSON object (FORMATS.md)")
@@ -29,8 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--ruleset", default="battleline", choices=sorted(RULESETS))
     play.add_argument("--claims", choices=["standard", "advanced"], default=None)
     play.add_argument("--seed", default=None, help="deal from this seed (default: a fresh one)")
-    play.add_argument("--random", action="append", default=[], choices=["A", "B"],
-                      help="this seat is played by a random mover (repeatable)")
+    play.add_argument(
+        "--random",
+        action="append",
+        default=[],
+        choices=["A", "B"],
+        help="this seat is played by a random mover (repeatable)",
+    )
     play.add_argument("--save", default=None, help="write the game record to this file")
     deal = sub.add_parser("deal", help="re-deal a game from its revealed seed, to verify it (R3)")
     deal.add_argument("seed")

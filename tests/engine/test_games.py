@@ -61,7 +61,11 @@ def strings_in(value: Any) -> set[str]:
     if isinstance(value, str):
         return {value}
     if isinstance(value, dict):
-        return set().union(*(strings_in(k) | strings_in(v) for k, v in value.items())) if value else set()
+        return (
+            set().union(*(strings_in(k) | strings_in(v) for k, v in value.items()))
+            if value
+            else set()
+        )
     if isinstance(value, list | tuple):
         return set().union(*(strings_in(v) for v in value)) if value else set()
     return set()
@@ -95,7 +99,9 @@ def test_no_view_shows_a_hidden_card(ruleset: str, claims: ClaimTiming, seed: in
 
 @settings(max_examples=40, deadline=None)
 @given(ruleset=rulesets, claims=claim_timings, seed=st.integers(0, 10**9))
-def test_apply_accepts_exactly_the_legal_moves(ruleset: str, claims: ClaimTiming, seed: int) -> None:
+def test_apply_accepts_exactly_the_legal_moves(
+    ruleset: str, claims: ClaimTiming, seed: int
+) -> None:
     rs = RULESETS[ruleset]
     rng = random.Random(seed)
     universe = _candidate_moves(rs)
@@ -112,7 +118,9 @@ def test_apply_accepts_exactly_the_legal_moves(ruleset: str, claims: ClaimTiming
 
 
 def _candidate_moves(rs: Any) -> list[str]:
-    texts = ["pass", "end", "draw troops", "draw tactics", "return"] + (["SCOUT"] if rs.tactics else [])
+    texts = ["pass", "end", "draw troops", "draw tactics", "return"] + (
+        ["SCOUT"] if rs.tactics else []
+    )
     texts += [f"claim {f}" for f in range(1, rs.flags + 1)]
     for card in [*rs.troops, *rs.tactics_cards]:
         if card not in ("SCOUT", "REDEPLOY", "DESERTER", "TRAITOR"):
@@ -127,7 +135,9 @@ def _candidate_moves(rs: Any) -> list[str]:
 
 @settings(max_examples=40, deadline=None)
 @given(ruleset=rulesets, claims=claim_timings, seed=st.integers(0, 10**9))
-def test_replaying_the_record_reproduces_the_game(ruleset: str, claims: ClaimTiming, seed: int) -> None:
+def test_replaying_the_record_reproduces_the_game(
+    ruleset: str, claims: ClaimTiming, seed: int
+) -> None:
     rs = RULESETS[ruleset]
     states = [after for _, _, after in random_game(ruleset, claims, seed)]
     moves = [str(m) for _, m, _ in random_game(ruleset, claims, seed)]

@@ -42,11 +42,13 @@ def refused(state, move: str, rule: str = "") -> IllegalMoveError:
     return caught.value
 
 
-# --- R1-R3: cards and set-up ---------------------------------------------------------------------
+# --- R1-R3: cards and set-up ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,count", [("battleline", 70), ("no-tactics", 60),
-                                        ("playing-cards", 52), ("schotten-totten", 54)])
+@pytest.mark.parametrize(
+    "name,count",
+    [("battleline", 70), ("no-tactics", 60), ("playing-cards", 52), ("schotten-totten", 54)],
+)
 def test_r1_deck_holds_every_card_once(name: str, count: int) -> None:
     rs = get_ruleset(name)
     dealt = deal(rs, random.Random(1))
@@ -83,7 +85,7 @@ def test_r3_seed_commitment_and_redeal() -> None:
     assert deal_from_seed(rs, "s1") != deal_from_seed(rs, "s2")
 
 
-# --- R4, R5: claim timing ------------------------------------------------------------------------
+# --- R4, R5: claim timing -------------------------------------------------------------------------
 
 
 def claimable_position(claims: str):
@@ -173,7 +175,7 @@ def test_r7_hand_sizes_per_ruleset() -> None:
     assert sizes == {"battleline": 7, "no-tactics": 6, "playing-cards": 7, "schotten-totten": 6}
 
 
-# --- R8, R9: tactics limit and Leaders --------------------------------------------------------------
+# --- R8, R9: tactics limit and Leaders ------------------------------------------------------------
 
 
 def test_r8_tactics_limit_one_ahead_is_refused() -> None:
@@ -226,7 +228,7 @@ def test_r9_leader_via_play_marks_it_played() -> None:
     assert state.leader_played == (True, False)
 
 
-# --- R10, R12, R13: formations, ties and proofs inside a game -------------------------------------------
+# --- R10, R12, R13: formations, ties and proofs inside a game -------------------------------------
 
 
 def test_r10_mud_side_of_three_is_incomplete() -> None:
@@ -261,9 +263,7 @@ def test_r12_completion_order_resets_when_a_card_leaves_and_the_side_is_refilled
 
 def test_r12_mud_makes_sides_incomplete_and_the_fourth_card_counts() -> None:
     flags = {1: {"A": ["Y7", "B2", "G1"], "B": ["Y3", "B3", "G4"]}}
-    state = position(
-        flags=flags, hands={"A": ["P5", "P7"], "B": ["MUD", "O5", "O9"]}, to_move="B"
-    )
+    state = position(flags=flags, hands={"A": ["P5", "P7"], "B": ["MUD", "O5", "O9"]}, to_move="B")
     # Before the Mud, B completed last; after it, both must add a fourth card.
     state = play(state, "B: MUD>1", "B: draw troops", "A: P7>2", "A: draw troops")
     state = play(state, "B: O5>1", "B: draw troops", "A: P5>1")  # Hosts of 15 each; A last
@@ -320,7 +320,7 @@ def test_r14_no_tactics_card_touches_a_claimed_flag() -> None:
     refused(b, "B: TRAITOR R2@1>2", "R14")
 
 
-# --- R15-R20: tactics -------------------------------------------------------------------------------
+# --- R15-R20: tactics -----------------------------------------------------------------------------
 
 
 def test_r15_environment_stays_at_the_flag() -> None:
@@ -355,8 +355,9 @@ def test_r16_scout_may_draw_fewer_and_put_back_fewer() -> None:
 
 
 def test_r17_redeploy_moves_own_card_or_discards_it() -> None:
-    state = position(flags={1: {"A": ["R5", "CAVALRY"]}}, hands={"A": ["REDEPLOY", "R1"]},
-                     tactics_played=(1, 1))
+    state = position(
+        flags={1: {"A": ["R5", "CAVALRY"]}}, hands={"A": ["REDEPLOY", "R1"]}, tactics_played=(1, 1)
+    )
     moved = play(state, "A: REDEPLOY CAVALRY@1>2")
     assert moved.flags[0].cards[0] == ("R5",) and moved.flags[1].cards[0] == ("CAVALRY",)
     gone = play(state, "A: REDEPLOY R5@1>discard")
@@ -365,8 +366,9 @@ def test_r17_redeploy_moves_own_card_or_discards_it() -> None:
 
 
 def test_r17_redeploy_cannot_move_fog_or_mud() -> None:
-    state = position(flags={1: {"A": ["R5"], "env": ["FOG:A"]}}, hands={"A": ["REDEPLOY"]},
-                     tactics_played=(1, 1))
+    state = position(
+        flags={1: {"A": ["R5"], "env": ["FOG:A"]}}, hands={"A": ["REDEPLOY"]}, tactics_played=(1, 1)
+    )
     refused(state, "A: REDEPLOY FOG@1>2", "R17")
 
 
@@ -388,8 +390,11 @@ def test_r18_deserter_cannot_take_own_cards() -> None:
 
 
 def test_r19_traitor_takes_a_troop_to_a_free_own_slot() -> None:
-    state = position(flags={1: {"B": ["B9", "CAVALRY"]}, 2: {"A": ["R1", "R2", "R3"]}},
-                     hands={"A": ["TRAITOR"]}, tactics_played=(0, 1))
+    state = position(
+        flags={1: {"B": ["B9", "CAVALRY"]}, 2: {"A": ["R1", "R2", "R3"]}},
+        hands={"A": ["TRAITOR"]},
+        tactics_played=(0, 1),
+    )
     after = play(state, "A: TRAITOR B9@1>3")
     assert after.flags[2].cards[0] == ("B9",) and after.flags[0].cards[1] == ("CAVALRY",)
     refused(state, "A: TRAITOR CAVALRY@1>3", "R19")
@@ -428,7 +433,7 @@ def test_r20_oversized_side_cannot_be_claimed_before_its_discard() -> None:
     assert "R20" in str(refused(state, "A: claim 6", "R13"))
 
 
-# --- R21-R23: the end ---------------------------------------------------------------------------------
+# --- R21-R23: the end -----------------------------------------------------------------------------
 
 
 def test_r21_breakthrough_three_adjacent_ends_the_game_at_once() -> None:
@@ -472,8 +477,7 @@ def test_r22_two_passes_and_nothing_to_claim_is_a_stalemate() -> None:
     state = position(empty_decks=True, claimed={1: "A", 2: "A", 4: "B"})
     state = play(state, "A: pass", "A: end")
     assert state.result is None
-    state, events = apply(state, parse_move("B: pass", state.ruleset))
-    state, events = apply(state, parse_move("B: end", state.ruleset))
+    state = play(state, "B: pass", "B: end")
     assert state.result is not None
     assert state.result.termination is Termination.STALEMATE and state.result.winner == "A"
 
@@ -492,15 +496,19 @@ def test_r22_game_goes_on_while_a_claim_is_possible() -> None:
 
 
 def test_r23_series_points() -> None:
-    state = position(claims="advanced", flags={3: {"A": WEDGE_8_9_10}},
-                     claimed={1: "A", 2: "A", 7: "B", 8: "B"}, hands={"A": ["Y1"]})
+    state = position(
+        claims="advanced",
+        flags={3: {"A": WEDGE_8_9_10}},
+        claimed={1: "A", 2: "A", 7: "B", 8: "B"},
+        hands={"A": ["Y1"]},
+    )
     assert series_points(play(state, "A: claim 3")) == {"A": 5, "B": 2}
     drawn = position(empty_decks=True, claimed={1: "A", 4: "B"})
     drawn = play(drawn, "A: pass", "A: end", "B: pass", "B: end")
     assert series_points(drawn) == {"A": 1, "B": 1}
 
 
-# --- turn order, resignation, bad input --------------------------------------------------------------
+# --- turn order, resignation, bad input -----------------------------------------------------------
 
 
 def test_only_the_seat_to_move_plays() -> None:
@@ -519,7 +527,7 @@ def test_full_side_is_refused() -> None:
 
 def test_either_seat_may_resign_at_any_time() -> None:
     state = position(hands={"A": ["R1"]})
-    after, events = apply(state, parse_move("B: resign", state.ruleset))
+    after, _ = apply(state, parse_move("B: resign", state.ruleset))
     assert after.result is not None and after.result.winner == "A"
     assert after.result.termination is Termination.RESIGNATION
 

@@ -1,0 +1,1 @@
+"""Command-line tools over the engine (``python -m engine claims``, ``compare``, ...)."""
