@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import playouts as playouts_bench  # noqa: E402
 from bench import prover as prover_bench  # noqa: E402
 
 
@@ -23,9 +24,9 @@ def main() -> None:
     figures = prover_bench.run(out)
     prover_bench.summary(figures, out)
 
-    # ---- PLAYOUTS (the lead writes this section) --------------------------------------------
-    # e.g. figures |= playouts_bench.run(out); playouts_bench.summary(figures, out)
-    # ---- end of PLAYOUTS ---------------------------------------------------------------------
+    out.write("\n")
+    games = playouts_bench.run(out)
+    playouts_bench.summary(games, out)
 
 
 if __name__ == "__main__":
