@@ -1,4 +1,4 @@
-"""The Flask web service: an application factory, blueprints, and configuration from the environment."""
+"""The Flask web service: an application factory, blueprints, settings from the environment."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     check_config(app.config)
     if not app.config["BASE_URL"]:
         app.config["BASE_URL"] = DEVELOPMENT_BASE_URL
-    if app.config["DATABASE_URL"].startswith("sqlite:///"):
+    if app.config["DATABASE_URL"].startswith("sqlite:///" + app.instance_path):
         os.makedirs(app.instance_path, exist_ok=True)
 
     db.init_app(app)

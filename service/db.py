@@ -1,0 +1,99 @@
+"""The database engine, the one session pattern, and schema upgrades through Alembic.
+
+Every unit of work, in a view, a command or (later) a task, is one ``with session_scope() as
+session:`` block: it commits when the block ends normally and rolls back on any exception.
+
+SQLite ignores ``SELECT ... FOR UPDATE`` (PITFALLS), so on SQLite every transaction starts with
+``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer waits (busy timeout)
+instead of reading a state that is about to change. WAL lets readers of other connections go on.
+On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Flask, current_app
+from sqlmodel import Session
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+EXTENSION_KEY = "battleline.db"
+
+
+def make_engine(url: str, *, busy_timeout_s: float = 15.0, foreign_keys: bool = True) -> sa.Engine:
+    """An engine for ``url``; on SQLite with WAL, a busy timeout and ``BEGIN IMMEDIATE``.
+
+    ``foreign_keys=False`` is for migrations: batch mode copies tables, which enforced foreign
+    keys would break, and SQLite cannot switch the check inside a transaction.
+    """
+    if not url.startswith("sqlite"):
+        return sa.create_engine(url, pool_pre_ping=True)
+    engine = sa.create_engine(url, connect_args={"timeout": busy_timeout_s})
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event, not the driver, decide how a transaction starts.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def init_app(app: Flask) -> None:
+    """Create the app's engine and dispose of its pool when the app is torn down."""
+    app.extensions[EXTENSION_KEY] = make_engine(
+        app.config["DATABASE_URL"], busy_timeout_s=app.config["SQLITE_BUSY_TIMEOUT_S"]
+    )
+
+
+def get_engine(app: Flask | None = None) -> sa.Engine:
+    """The engine of ``app`` (default: the current app)."""
+    engine: sa.Engine = (app or current_app).extensions[EXTENSION_KEY]
+    return engine
+
+
+@contextmanager
+def session_scope() -> Iterator[Session]:
+    """One transaction: commit when the block ends, roll back if it raises.
+
+    Objects stay readable after the block (``expire_on_commit=False``), so a view can commit
+    and then render what it loaded.
+    """
+    with Session(get_engine(), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def alembic_config(url: str) -> Any:
+    """An Alembic ``Config`` for this project's migrations, pointed at ``url``."""
+    from alembic.config import Config
+
+    config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # Passed as an attribute, not an ini option, so a '%' in a password needs no escaping.
+    config.attributes["database_url"] = url
+    return config
+
+
+def upgrade_schema(url: str, revision: str = "head") -> None:
+    """Create or upgrade the schema at ``url`` to ``revision`` (what ``flask db upgrade`` runs)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)

@@ -1,0 +1,82 @@
+"""``flask --app service games ...``: create games and manage their links from the command line."""
+
+from __future__ import annotations
+
+import click
+from flask.cli import AppGroup
+from sqlmodel import Session
+
+from engine import RULESETS, ClaimTiming
+from service import store
+from service.db import session_scope
+from service.games.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
+from service.games.lifecycle import create_game
+from service.links import external_url, private_page_url
+from service.models import Game, Seat, Visibility
+
+games_cli = AppGroup("games", help="Create games and print or revoke their links.")
+
+
+def _game(session: Session, game_id: int, *, lock: bool) -> Game:
+    try:
+        return (store.lock_game if lock else store.get_game)(session, game_id)
+    except store.GameNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
+    click.echo(f"game {game.id}: {game.ruleset}, {game.status}")
+    click.echo(f"seed commitment: {game.seed_commitment}")
+    for letter in ("A", "B"):
+        click.echo(f"private link {letter}: {private_page_url(seats[letter])}")
+    click.echo(f"public page: {external_url('games.public_page', public_id=game.public_id)}")
+
+
+@games_cli.command("create")
+@click.option("--ruleset", type=click.Choice(list(RULESETS)), default="battleline")
+@click.option("--a-name", required=True, help="Name of the player in seat A (who invites).")
+@click.option("--a-email", required=True)
+@click.option("--b-name", required=True, help="Name of the invited player (seat B).")
+@click.option("--b-email", required=True)
+@click.option(
+    "--claims",
+    type=click.Choice([c.value for c in ClaimTiming]),
+    default=None,
+    help="Claim timing (R4/R5); default: the ruleset's (advanced).",
+)
+@click.option("--days", "days_per_move", type=int, default=DEFAULT_DAYS_PER_MOVE)
+@click.option("--visibility", type=click.Choice([v.value for v in Visibility]), default="unlisted")
+def create_command(**options: object) -> None:
+    """Create a game and print both private links (B still has to accept)."""
+    form = {key: "" if value is None else str(value) for key, value in options.items()}
+    try:
+        new = parse_new_game(form)
+    except FormError as error:
+        for field, message in error.errors.items():
+            click.echo(f"{field.replace('_', '-')}: {message}", err=True)
+        raise click.exceptions.Exit(2) from None
+    with session_scope() as session:
+        game, seats = create_game(session, new)
+        _echo_links(game, seats)
+
+
+@games_cli.command("links")
+@click.argument("game_id", type=int)
+def links_command(game_id: int) -> None:
+    """Print the current private links of a game."""
+    with session_scope() as session:
+        game = _game(session, game_id, lock=False)
+        seats = store.seats_of(session, game_id)
+        _echo_links(game, {letter: seat for letter, (seat, _) in seats.items()})
+
+
+@games_cli.command("revoke")
+@click.argument("game_id", type=int)
+@click.argument("seat", type=click.Choice(["A", "B"]))
+def revoke_command(game_id: int, seat: str) -> None:
+    """Withdraw every link of one seat and print its new private link."""
+    with session_scope() as session:
+        _game(session, game_id, lock=True)
+        row = store.seats_of(session, game_id)[seat][0]
+        store.revoke_seat_links(session, row)
+        click.echo(f"private link {seat}: {private_page_url(row)}")

@@ -1,0 +1,135 @@
+"""Views of the games area. Each parses the request, works in one session scope, then renders.
+
+GET and HEAD never change anything (mail scanners open every link); changes are POSTs from a
+button the person presses.
+"""
+
+from __future__ import annotations
+
+from flask import redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from engine import RULESETS, ClaimTiming
+from service import store, tokens
+from service.db import session_scope
+from service.games import bp
+from service.games.forms import DEFAULT_DAYS_PER_MOVE, MAX_NAME_LENGTH, FormError, parse_new_game
+from service.games.lifecycle import (
+    accept_invitation,
+    create_game,
+    decline_invitation,
+    seat_for_token,
+)
+from service.games.summaries import load_summary
+from service.links import private_page_url
+from service.models import GameStatus, Visibility
+
+FORM_DEFAULTS = {
+    "ruleset": "battleline",
+    "claims": ClaimTiming.ADVANCED.value,
+    "days_per_move": str(DEFAULT_DAYS_PER_MOVE),
+    "visibility": Visibility.UNLISTED.value,
+}
+
+
+def _render_new_game(
+    values: dict[str, str], errors: dict[str, str], status: int
+) -> tuple[str, int]:
+    return (
+        render_template(
+            "games/new.html",
+            values=values,
+            errors=errors,
+            rulesets=RULESETS.values(),
+            max_name_length=MAX_NAME_LENGTH,
+        ),
+        status,
+    )
+
+
+@bp.get("/")
+def index() -> Response:
+    return redirect(url_for("games.new_game"))
+
+
+@bp.get("/games/new")
+def new_game() -> tuple[str, int]:
+    return _render_new_game(dict(FORM_DEFAULTS), {}, 200)
+
+
+@bp.post("/games/new")
+def create_game_view() -> Response | tuple[str, int]:
+    values = {**FORM_DEFAULTS, **request.form.to_dict()}
+    try:
+        new = parse_new_game(request.form.to_dict())
+    except FormError as error:
+        return _render_new_game(values, error.errors, error.status)
+    with session_scope() as session:
+        _, seats = create_game(session, new)
+        url = private_page_url(seats["A"])
+    # See-other: reloading the page that follows must not create a second game.
+    return redirect(url, code=303)
+
+
+@bp.get("/p/<token>")
+def private_page(token: str) -> str:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token)
+        summary = load_summary(session, game)
+    return render_template(
+        "games/private.html",
+        game=summary,
+        seat=seat.seat,
+        token=token,
+        invited=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+    )
+
+
+def _invitation_page(token: str, answer: str) -> str:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token)
+        summary = load_summary(session, game)
+    return render_template(
+        "games/invitation.html",
+        game=summary,
+        seat=seat.seat,
+        token=token,
+        answer=answer,
+        can_answer=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+    )
+
+
+@bp.get("/p/<token>/accept")
+def accept_page(token: str) -> str:
+    return _invitation_page(token, "accept")
+
+
+@bp.get("/p/<token>/decline")
+def decline_page(token: str) -> str:
+    return _invitation_page(token, "decline")
+
+
+@bp.post("/p/<token>/accept")
+def accept(token: str) -> Response:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        accept_invitation(session, seat_token)
+    return redirect(url_for("games.private_page", token=token), code=303)
+
+
+@bp.post("/p/<token>/decline")
+def decline(token: str) -> Response:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        decline_invitation(session, seat_token)
+    return redirect(url_for("games.private_page", token=token), code=303)
+
+
+@bp.get("/games/<public_id>")
+def public_page(public_id: str) -> str:
+    with session_scope() as session:
+        game = store.get_game_by_public_id(session, public_id)
+        summary = load_summary(session, game)
+    return render_template("games/public.html", game=summary)

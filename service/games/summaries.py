@@ -1,0 +1,46 @@
+"""What pages may know about a game, as plain data. A template never gets a ``Game`` row (it holds
+the secret seed) nor the engine's full state: only these summaries and the engine's views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+import engine
+from service import store
+from service.games.records import game_record
+from service.models import Game, GameStatus, Player, Seat
+
+
+def load_summary(session: Session, game: Game) -> dict[str, Any]:
+    """The public summary of a game, loading its seats."""
+    assert game.id is not None
+    return public_summary(game, store.seats_of(session, game.id))
+
+
+def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[str, Any]:
+    """Everything about a game that anyone with its public link may see."""
+    ruleset = engine.get_ruleset(game.ruleset)
+    finished = game.status == GameStatus.FINISHED
+    return {
+        "public_id": game.public_id,
+        "ruleset": ruleset.name,
+        "ruleset_title": ruleset.title,
+        "claims": game.claims,
+        "rules_version": game.rules_version,
+        "status": game.status,
+        "days_per_move": game.days_per_move,
+        "visibility": game.visibility,
+        "players": {letter: player.display_name for letter, (_, player) in seats.items()},
+        "accepted": {letter: seat.accepted for letter, (seat, _) in seats.items()},
+        "seed_commitment": game.seed_commitment,
+        # R3: the seed is revealed only once the game is over.
+        "seed": game.seed if finished else None,
+        "first": game.deal["first"] if game.deal else None,
+        # R2: the cut is shown to both players ("A cut Y7, B cut R3: A deals, B plays first").
+        "cut": game_record(game).deal.describe_cut() if game.deal else None,
+        "created_at": game.created_at,
+        "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+        "result": game.result,
+    }

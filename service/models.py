@@ -1,0 +1,209 @@
+"""The database tables (SQLModel ``table=True`` classes only; forms and views have their own types).
+
+The append-only move log is the truth; a snapshot is a cache of replaying it. Every time is stored
+in UTC and read back timezone-aware on both databases.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+# Named constraints, so that Alembic's batch mode on SQLite can find and alter them later.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """Now, in UTC, timezone-aware."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware.
+
+    SQLite keeps no offset (PITFALLS), so a naive value read back is UTC by construction.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("refusing a naive datetime: store UTC, timezone-aware")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _timestamp(*, on_update: bool = False) -> Any:
+    kwargs: dict[str, Any] = {"server_default": sa.func.now()}
+    if on_update:
+        kwargs["onupdate"] = utcnow
+    return Field(
+        default_factory=utcnow,
+        sa_column_kwargs=kwargs,
+        sa_type=UTCDateTime,
+        nullable=False,
+    )
+
+
+class GameStatus(enum.StrEnum):
+    """Where a game stands."""
+
+    INVITED = "invited"
+    """Created; the opponent has not answered yet."""
+    ACTIVE = "active"
+    """Accepted and dealt; moves are being played."""
+    DECLINED = "declined"
+    """The opponent said no; nothing was dealt."""
+    FINISHED = "finished"
+    """Over; the result is stored and the seed revealed (R3)."""
+
+
+class Visibility(enum.StrEnum):
+    """Who may find a game's public page."""
+
+    PUBLIC = "public"
+    """Listed, and its page open to anyone."""
+    UNLISTED = "unlisted"
+    """Its page open to whoever has the link, listed nowhere."""
+
+
+SEATS = ("A", "B")
+
+
+class Player(SQLModel, table=True):
+    """A person, known by email address. No password: signed links are the only credential."""
+
+    __tablename__ = "players"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, unique=True)
+    """Normalised to lower case; unique."""
+    display_name: str = Field(max_length=40)
+    preferences: dict[str, Any] = Field(
+        default_factory=dict,
+        sa_type=sa.JSON,
+        sa_column_kwargs={"server_default": sa.text("'{}'")},
+        nullable=False,
+    )
+    """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
+    token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Bumped to revoke every "my games" link of this player."""
+    created_at: datetime = _timestamp()
+
+
+class Series(SQLModel, table=True):
+    """Consecutive games between the same two people, scored by R23."""
+
+    __tablename__ = "series"
+
+    id: int | None = Field(default=None, primary_key=True)
+    games_planned: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    created_at: datetime = _timestamp()
+
+
+class Game(SQLModel, table=True):
+    """One game. Holds the secret seed: never hand this row to a template."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "status IN ('invited', 'active', 'declined', 'finished')", name="status"
+        ),
+        sa.CheckConstraint("visibility IN ('public', 'unlisted')", name="visibility"),
+        sa.CheckConstraint("days_per_move BETWEEN 1 AND 14", name="days_per_move"),
+        sa.CheckConstraint("claims IN ('standard', 'advanced')", name="claims"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    public_id: str = Field(max_length=32, unique=True)
+    """Random, unguessable: the address of the public page (unlisted games must not be found)."""
+    ruleset: str = Field(max_length=32)
+    claims: str = Field(max_length=16)
+    """``ClaimTiming`` value: ``advanced`` (R5) or ``standard`` (R4)."""
+    rules_version: str = Field(max_length=32)
+    """``engine.RULES_VERSION`` when the game was created, to replay it under the same rules."""
+    status: str = Field(default=GameStatus.INVITED, max_length=16, index=True)
+    seed: str = Field(max_length=128)
+    """Secret until the game ends (R3)."""
+    seed_commitment: str = Field(max_length=128)
+    """``engine.seed_commitment(seed)``, published from the start (R3)."""
+    deal: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    """The deal the seed produced, as in a game record (FORMATS.md), plus ``first`` and ``cut``."""
+    days_per_move: int = Field(default=3)
+    visibility: str = Field(default=Visibility.UNLISTED, max_length=16)
+    series_id: int | None = Field(default=None, foreign_key="series.id")
+    created_at: datetime = _timestamp()
+    updated_at: datetime = _timestamp(on_update=True)
+    deadline: datetime | None = Field(
+        default=None,
+        sa_type=UTCDateTime,
+        index=True,
+    )
+    """When the player to move runs out of time; a beat task looks for due ones."""
+    result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    """Winner and reason once finished."""
+
+
+class Seat(SQLModel, table=True):
+    """A player's place in a game: seat ``A`` (who created it) or ``B`` (who was invited)."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        sa.UniqueConstraint("game_id", "seat", name="uq_seats_game_id_seat"),
+        sa.CheckConstraint("seat IN ('A', 'B')", name="seat"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    seat: str = Field(max_length=1)
+    player_id: int = Field(foreign_key="players.id", index=True)
+    token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Links carry the generation they were made for; bumping it revokes all older links."""
+    accepted: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+
+
+class MoveEntry(SQLModel, table=True):
+    """One entry of the append-only move log, in FORMATS.md notation (``"A: R7>3"``)."""
+
+    __tablename__ = "moves"
+    __table_args__ = (sa.UniqueConstraint("game_id", "ply", name="uq_moves_game_id_ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    ply: int
+    """0 for the first entry; the unique key makes a lost race fail instead of forking the log."""
+    seat: str = Field(max_length=1)
+    notation: str = Field(max_length=200)
+    created_at: datetime = _timestamp()
+
+
+class Snapshot(SQLModel, table=True):
+    """``engine.state_to_json`` of a game after ``ply`` log entries: a cache of the replay."""
+
+    __tablename__ = "snapshots"
+    __table_args__ = (sa.UniqueConstraint("game_id", "ply", name="uq_snapshots_game_id_ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id")
+    ply: int
+    state: dict[str, Any] = Field(sa_type=sa.JSON)
+    created_at: datetime = _timestamp()

@@ -1,0 +1,122 @@
+"""Reading and writing games: the game-row lock, seats, the move log and snapshots.
+
+Functions take the caller's session and never commit: the caller's ``session_scope`` decides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from service.models import Game, MoveEntry, Player, Seat, Snapshot
+from service.refusal import Refusal
+
+
+class GameNotFoundError(Refusal, LookupError):
+    """No game with this id (or public id)."""
+
+    status = 404
+    title = "Game not found"
+
+    def __init__(self, game_ref: object) -> None:
+        super().__init__(f"There is no game {game_ref}. Check that the link is complete.")
+
+
+def lock_game(session: Session, game_id: int) -> Game:
+    """Load a game for changing it, locked until the transaction ends.
+
+    PostgreSQL: ``SELECT ... FOR UPDATE`` on the row. SQLite drops ``FOR UPDATE``; there the
+    session's ``BEGIN IMMEDIATE`` (service.db) already holds the database's write lock.
+    A second writer waits, then reads the state the first one committed.
+    Raises GameNotFoundError.
+    """
+    statement = (
+        select(Game)
+        .where(Game.id == game_id)
+        .with_for_update()
+        # A row already in the identity map must be re-read now that we hold the lock.
+        .execution_options(populate_existing=True)
+    )
+    game = session.exec(statement).one_or_none()
+    if game is None:
+        raise GameNotFoundError(game_id)
+    return game
+
+
+def get_game(session: Session, game_id: int) -> Game:
+    """A game by id, for reading. Raises GameNotFoundError."""
+    game = session.get(Game, game_id)
+    if game is None:
+        raise GameNotFoundError(game_id)
+    return game
+
+
+def get_game_by_public_id(session: Session, public_id: str) -> Game:
+    """A game by the random id of its public page. Raises GameNotFoundError."""
+    game = session.exec(select(Game).where(Game.public_id == public_id)).one_or_none()
+    if game is None:
+        raise GameNotFoundError(public_id)
+    return game
+
+
+def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
+    """The seats of a game with their players, by seat letter."""
+    rows = session.exec(
+        select(Seat, Player)
+        .join(Player, col(Player.id) == col(Seat.player_id))
+        .where(Seat.game_id == game_id)
+    ).all()
+    return {seat.seat: (seat, player) for seat, player in rows}
+
+
+def find_or_add_player(session: Session, email: str, display_name: str) -> Player:
+    """The player with this (normalised) email, added if new. An existing player keeps the name
+    they chose; an invitation cannot rename someone."""
+    player = session.exec(select(Player).where(Player.email == email)).one_or_none()
+    if player is None:
+        player = Player(email=email, display_name=display_name)
+        session.add(player)
+        session.flush()
+    return player
+
+
+def revoke_seat_links(session: Session, seat: Seat) -> None:
+    """Withdraw every link made for this seat so far (tokens carry the generation they were for).
+    Lock the game first: a move link checked in a concurrent request must see one generation."""
+    seat.token_generation += 1
+    session.add(seat)
+    session.flush()
+
+
+def latest_snapshot(session: Session, game_id: int) -> Snapshot | None:
+    """The snapshot with the highest ply, or None before the deal."""
+    return session.exec(
+        select(Snapshot).where(Snapshot.game_id == game_id).order_by(col(Snapshot.ply).desc())
+    ).first()
+
+
+def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> Snapshot:
+    """Store ``engine.state_to_json`` of the game after ``ply`` log entries."""
+    snapshot = Snapshot(game_id=game_id, ply=ply, state=state)
+    session.add(snapshot)
+    session.flush()
+    return snapshot
+
+
+def append_move(session: Session, game_id: int, ply: int, seat: str, notation: str) -> MoveEntry:
+    """Append one entry to the move log. A second entry for the same ply violates the unique key
+    (IntegrityError at flush), so a lost race can never fork the log."""
+    entry = MoveEntry(game_id=game_id, ply=ply, seat=seat, notation=notation)
+    session.add(entry)
+    session.flush()
+    return entry
+
+
+def move_log(session: Session, game_id: int) -> list[MoveEntry]:
+    """Every log entry of a game, in order."""
+    return list(
+        session.exec(
+            select(MoveEntry).where(MoveEntry.game_id == game_id).order_by(col(MoveEntry.ply))
+        ).all()
+    )

@@ -1,0 +1,200 @@
+"""Signed links: who may see a private page, make a move, or list their games.
+
+A token is signed, not encrypted: anyone can read its payload, so it names only ids, a seat, a
+token generation and (for a move) the ply; never a card (PITFALLS). Each purpose has its own
+salt, so a token made for one purpose is refused for another.
+
+A valid signature is not enough: a token can be replayed until it expires. So the reader also
+compares the token's generation with the seat's (revocation: bump the seat's generation) and a
+move token's ply with the game's (a stale turn). Each failure has its own error and message.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from service.refusal import Refusal
+
+SECONDS_PER_DAY = 24 * 60 * 60
+
+
+class Purpose(enum.StrEnum):
+    """What a token lets its holder do; also its salt."""
+
+    PRIVATE_PAGE = "private-page"
+    MOVE_LINK = "move-link"
+    MY_GAMES = "my-games"
+
+
+class TokenError(Refusal):
+    """A link that cannot be used. ``status`` is the HTTP status to answer with."""
+
+    status = 400
+    title = "This link cannot be used"
+
+
+class TamperedTokenError(TokenError):
+    """The signature does not match: the link was changed, cut short, or is for something else."""
+
+    status = 400
+    title = "This link is not valid"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This link was changed or cut short, or belongs to another page. "
+            "Open the link exactly as it was sent to you."
+        )
+
+
+class ExpiredTokenError(TokenError):
+    """The signature is good but older than ``TOKEN_MAX_AGE_DAYS``."""
+
+    status = 410
+    title = "This link has expired"
+
+    def __init__(self, max_age_days: int) -> None:
+        super().__init__(
+            f"Links are valid for {max_age_days} days. Use a newer link from your latest email."
+        )
+
+
+class RevokedTokenError(TokenError):
+    """The seat's (or player's) links were revoked after this one was made."""
+
+    status = 403
+    title = "This link was withdrawn"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This link was replaced by a newer one. Use the link from your latest email."
+        )
+
+
+class StaleTokenError(TokenError):
+    """A move link from a turn that is over."""
+
+    status = 409
+    title = "This move link is from an earlier turn"
+
+    def __init__(self, token_ply: int, current_ply: int) -> None:
+        super().__init__(
+            f"The link was for move {token_ply + 1}, and the game is now at move "
+            f"{current_ply + 1}. Nothing was changed. Open your private page to see the game."
+        )
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A private-page link: one seat of one game."""
+
+    game_id: int
+    seat: str
+    generation: int
+
+
+@dataclass(frozen=True)
+class MoveToken:
+    """A move link: one seat of one game, valid only while the game is at ``ply``."""
+
+    game_id: int
+    seat: str
+    generation: int
+    ply: int
+
+
+@dataclass(frozen=True)
+class PlayerToken:
+    """A "my games" link: one player."""
+
+    player_id: int
+    generation: int
+
+
+def _serializer(purpose: Purpose) -> URLSafeTimedSerializer:
+    config = current_app.config
+    # itsdangerous signs with the last key and accepts every key of the list.
+    keys = [*config["SECRET_KEY_FALLBACKS"], config["SECRET_KEY"]]
+    return URLSafeTimedSerializer(keys, salt=f"battleline.{purpose.value}")
+
+
+def _dumps(purpose: Purpose, payload: dict[str, Any]) -> str:
+    token = _serializer(purpose).dumps(payload)
+    assert isinstance(token, str)
+    return token
+
+
+def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> dict[str, Any]:
+    max_age_days: int = current_app.config["TOKEN_MAX_AGE_DAYS"]
+    try:
+        payload = _serializer(purpose).loads(token, max_age=max_age_days * SECONDS_PER_DAY)
+    except SignatureExpired:
+        raise ExpiredTokenError(max_age_days) from None
+    except BadSignature:
+        raise TamperedTokenError() from None
+    # A well-signed payload of the wrong shape can only come from a bug or a leaked key.
+    if (
+        not isinstance(payload, dict)
+        or set(payload) != set(fields)
+        or not all(type(payload[key]) is kind for key, kind in fields.items())
+        or payload.get("s", "A") not in ("A", "B")
+    ):
+        raise TamperedTokenError()
+    return payload
+
+
+_SEAT_FIELDS = {"g": int, "s": str, "n": int}
+_MOVE_FIELDS = {**_SEAT_FIELDS, "p": int}
+_PLAYER_FIELDS = {"u": int, "n": int}
+
+
+def make_private_token(game_id: int, seat: str, generation: int) -> str:
+    """The token of a seat's private page."""
+    return _dumps(Purpose.PRIVATE_PAGE, {"g": game_id, "s": seat, "n": generation})
+
+
+def read_private_token(token: str) -> SeatToken:
+    """Check the signature and age of a private-page token. Raises TamperedTokenError or
+    ExpiredTokenError; the caller checks the generation (``check_generation``)."""
+    p = _loads(Purpose.PRIVATE_PAGE, token, _SEAT_FIELDS)
+    return SeatToken(game_id=p["g"], seat=p["s"], generation=p["n"])
+
+
+def make_move_token(game_id: int, seat: str, generation: int, ply: int) -> str:
+    """The token of a move link, valid while the game is at ``ply``."""
+    return _dumps(Purpose.MOVE_LINK, {"g": game_id, "s": seat, "n": generation, "p": ply})
+
+
+def read_move_token(token: str) -> MoveToken:
+    """Check the signature and age of a move token. Raises TamperedTokenError or
+    ExpiredTokenError; the caller checks generation and turn (``check_turn``)."""
+    p = _loads(Purpose.MOVE_LINK, token, _MOVE_FIELDS)
+    return MoveToken(game_id=p["g"], seat=p["s"], generation=p["n"], ply=p["p"])
+
+
+def make_games_token(player_id: int, generation: int) -> str:
+    """The token of a player's "my games" page."""
+    return _dumps(Purpose.MY_GAMES, {"u": player_id, "n": generation})
+
+
+def read_games_token(token: str) -> PlayerToken:
+    """Check the signature and age of a "my games" token (TamperedTokenError, ExpiredTokenError)."""
+    p = _loads(Purpose.MY_GAMES, token, _PLAYER_FIELDS)
+    return PlayerToken(player_id=p["u"], generation=p["n"])
+
+
+def check_generation(token_generation: int, current_generation: int) -> None:
+    """Raise RevokedTokenError unless the token was made for the current generation."""
+    if token_generation != current_generation:
+        raise RevokedTokenError()
+
+
+def check_turn(token_ply: int, current_ply: int) -> None:
+    """Raise StaleTokenError unless the move token was made for the game's current ply."""
+    if token_ply != current_ply:
+        raise StaleTokenError(token_ply, current_ply)

@@ -1,0 +1,119 @@
+"""The invited player accepts or declines through their signed link: GET shows, POST acts."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from types import SimpleNamespace
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import select
+
+import engine
+from service import store
+from service.db import session_scope
+from service.games.records import game_record
+from service.models import Game, Snapshot, utcnow
+
+
+def _game(app: Flask, game_id: int) -> Game:
+    with app.app_context(), session_scope() as session:
+        return store.get_game(session, game_id)
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+def test_get_and_head_change_nothing(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, answer: str
+) -> None:
+    url = f"/p/{new_game.token['B']}/{answer}"
+    page = client.get(url)
+    assert page.status_code == 200
+    assert f'action="{url}"' in page.get_data(as_text=True)
+    assert b"Opening this page changed nothing" in page.data
+    assert client.head(url).status_code == 200
+    assert client.get(f"/p/{new_game.token['B']}").status_code == 200
+    assert _game(app, new_game.id).status == "invited"
+
+
+def test_accept_deals_and_starts(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    before = utcnow()
+    response = client.post(f"/p/{new_game.token['B']}/accept")
+    assert response.status_code == 303
+    assert response.location == f"/p/{new_game.token['B']}"
+    game = _game(app, new_game.id)
+    assert game.status == "active"
+    assert game.deal is not None
+    assert game.deal["first"] in ("A", "B")
+    dealt = game.deal["deal"]
+    assert len(dealt["A"]) == len(dealt["B"]) == 7
+    assert len(dealt["troops"]) == 60 - 14 and len(dealt["tactics"]) == 10
+    assert game.deadline is not None
+    assert before + timedelta(days=3) <= game.deadline <= utcnow() + timedelta(days=3)
+    with app.app_context(), session_scope() as session:
+        seats = store.seats_of(session, new_game.id)
+        assert seats["B"][0].accepted
+        snapshots = session.exec(select(Snapshot).where(Snapshot.game_id == new_game.id)).all()
+        assert [s.ply for s in snapshots] == [0]
+    page = client.get(response.location).get_data(as_text=True)
+    assert "active" in page and "Accept and deal" not in page
+    assert game.seed not in page
+
+
+def test_deal_comes_from_the_seed(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    client.post(f"/p/{new_game.token['B']}/accept")
+    game = _game(app, new_game.id)
+    deal = engine.deal_from_seed(engine.get_ruleset("battleline"), game.seed)
+    record = game_record(game)
+    assert record.deal == deal
+    # The stored snapshot is the engine's starting position, and it reads back.
+    with app.app_context(), session_scope() as session:
+        snapshot = store.latest_snapshot(session, new_game.id)
+        assert snapshot is not None
+        state = engine.state_from_json(snapshot.state)
+    assert state == engine.start(record.ruleset, record.claims, deal)
+    assert state.to_move == deal.first
+    # The cut is shown (R2).
+    page = client.get(f"/games/{new_game.public_id}").get_data(as_text=True)
+    assert deal.describe_cut() in page
+
+
+def test_accept_twice_is_a_conflict(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    assert client.post(f"/p/{new_game.token['B']}/accept").status_code == 303
+    again = client.post(f"/p/{new_game.token['B']}/accept")
+    assert again.status_code == 409
+    assert b"already answered: the game is active" in again.data
+    assert client.post(f"/p/{new_game.token['B']}/decline").status_code == 409
+    assert _game(app, new_game.id).status == "active"
+
+
+def test_decline(app: Flask, client: FlaskClient, new_game: SimpleNamespace) -> None:
+    response = client.post(f"/p/{new_game.token['B']}/decline")
+    assert response.status_code == 303
+    game = _game(app, new_game.id)
+    assert game.status == "declined" and game.deal is None and game.deadline is None
+    assert b"declined" in client.get(f"/p/{new_game.token['A']}").data
+    assert client.post(f"/p/{new_game.token['B']}/accept").status_code == 409
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+def test_only_the_invited_seat_answers(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, answer: str
+) -> None:
+    response = client.post(f"/p/{new_game.token['A']}/{answer}")
+    assert response.status_code == 403
+    assert b"Only the invited player" in response.data
+    assert _game(app, new_game.id).status == "invited"
+    assert b"Only Bob can answer" in client.get(f"/p/{new_game.token['A']}/{answer}").data
+
+
+def test_wrong_method(client: FlaskClient, new_game: SimpleNamespace) -> None:
+    response = client.put(f"/p/{new_game.token['B']}/accept")
+    assert response.status_code == 405
+    assert b"buttons make changes" in response.data
