@@ -27,7 +27,14 @@ from engine.record import (
     state_from_json,
     state_to_json,
 )
-from engine.rules import apply, claim_proofs, legal_moves, provable_flags, visible_cards
+from engine.rules import (
+    apply,
+    automatic_claims,
+    claim_proofs,
+    legal_moves,
+    provable_flags,
+    visible_cards,
+)
 from engine.rulesets import RULESETS, ClaimTiming, Ruleset, get_ruleset
 from engine.series import series_points
 from engine.state import SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
@@ -74,6 +81,7 @@ __all__ = [
     "UnknownRulesetError",
     "UnseenTroops",
     "apply",
+    "automatic_claims",
     "claim_proofs",
     "deal",
     "deal_from_seed",

@@ -124,6 +124,18 @@ def _provable(state: GameState, seat: int) -> list[int]:
     return found
 
 
+def automatic_claims(state: GameState) -> list[Move]:
+    """The claims a player who chose automatic claims makes at the start of their turn (R5):
+    every provable flag, lowest first. Empty unless the advanced rule is in force and the turn
+    is at its start. Apply them one by one; a claim may end the game (R21)."""
+    if state.result is not None or state.claims is not ClaimTiming.ADVANCED:
+        return []
+    if state.phase is not Phase.START:
+        return []
+    seat = SEATS[state.mover]
+    return [Move(seat, Action.CLAIM, flag=flag) for flag in _provable(state, state.mover)]
+
+
 def _claims_allowed_now(state: GameState) -> bool:
     if state.claims is ClaimTiming.ADVANCED:
         return state.phase is Phase.START

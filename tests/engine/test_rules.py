@@ -16,6 +16,7 @@ from engine import (
     Termination,
     TurnStarted,
     apply,
+    automatic_claims,
     deal,
     deal_from_seed,
     get_ruleset,
@@ -543,3 +544,14 @@ def test_new_game_from_seed_accounts_for_every_card() -> None:
         state = start(rs, ClaimTiming.ADVANCED, deal_from_seed(rs, name))
         assert sorted(all_cards(state)) == sorted(rs.all_cards)
         assert any(m.action is Action.PLAY for m in legal_moves(state))
+
+
+def test_r5_automatic_claims_at_the_start_of_the_turn() -> None:
+    state = position(
+        claims="advanced",
+        flags={1: {"A": WEDGE_8_9_10}, 4: {"A": ["G8", "G9", "G10"]}, 6: {"A": ["Y1", "Y2"]}},
+        hands={"A": ["P1"]},
+    )
+    assert [str(m) for m in automatic_claims(state)] == ["A: claim 1", "A: claim 4"]
+    assert automatic_claims(play(state, "A: P1>9")) == []
+    assert automatic_claims(state.evolve(claims=ClaimTiming.STANDARD)) == []
