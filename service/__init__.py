@@ -36,10 +36,31 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service import cli, errors, templating
     from service.games import bp as games_bp
     from service.games.cli import games_cli
+    from service.history import bp as history_bp
+    from service.play import bp as play_bp
 
     templating.init_app(app)
     app.register_blueprint(errors.bp)
     app.register_blueprint(games_bp)
+    app.register_blueprint(play_bp)
+    app.register_blueprint(history_bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
+    init_mail(app)
     return app
+
+
+def init_mail(app: Flask) -> None:
+    """Flask-Mail, the Celery app (``worker.celery_init_app``), the mail pages, and the
+    development outbox viewer outside production."""
+    from flask_mail import Mail
+
+    from service.mail import dev_outbox
+    from service.mail import routes as mail_routes
+    from worker import celery_init_app
+
+    Mail(app)
+    celery_init_app(app)
+    app.register_blueprint(mail_routes.bp)
+    if app.config["APP_ENV"] != "production":
+        app.register_blueprint(dev_outbox.bp)

@@ -55,6 +55,62 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
         # A game form is a few hundred bytes; anything near this is not a person typing.
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "SQLITE_BUSY_TIMEOUT_S": float(env.get("SQLITE_BUSY_TIMEOUT_S", "15")),
+        **mail_config_from_env(env),
+    }
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """Mail, worker and invitation settings.
+
+    No ``REDIS_URL``: tasks run eagerly in the web process (the embedded default). No
+    ``MAIL_SERVER``: nothing is sent, every email is in the outbox (/dev/outbox outside production).
+    """
+    server = env.get("MAIL_SERVER") or None
+    return {
+        "REDIS_URL": env.get("REDIS_URL") or None,
+        # Deployments (or test runs) sharing one Redis keep their tasks apart by queue name.
+        "CELERY_DEFAULT_QUEUE": env.get("CELERY_DEFAULT_QUEUE") or "celery",
+        "MAIL_SERVER": server or "127.0.0.1",
+        "MAIL_PORT": int(env.get("MAIL_PORT", "25")),
+        "MAIL_USE_TLS": _flag(env.get("MAIL_USE_TLS"), False),
+        "MAIL_USE_SSL": _flag(env.get("MAIL_USE_SSL"), False),
+        "MAIL_USERNAME": env.get("MAIL_USERNAME") or None,
+        "MAIL_PASSWORD": env.get("MAIL_PASSWORD") or None,
+        "MAIL_DEFAULT_SENDER": env.get(
+            "MAIL_DEFAULT_SENDER", "Battle Line by mail <battleline@localhost>"
+        ),
+        "MAIL_SUPPRESS_SEND": _flag(env.get("MAIL_SUPPRESS_SEND"), server is None),
+        "MAIL_MESSAGE_ID_DOMAIN": env.get("MAIL_MESSAGE_ID_DOMAIN") or None,
+        "MAIL_TIMEOUT_S": float(env.get("MAIL_TIMEOUT_S", "30")),
+        # A worker keeps its SMTP connection between emails up to this many idle seconds.
+        "MAIL_KEEPALIVE_S": float(env.get("MAIL_KEEPALIVE_S", "10")),
+        # Retries of one email while SMTP is down: base * 2^n seconds, capped (far below Redis's
+        # one-hour visibility timeout); then the sweep keeps trying until MAIL_GIVE_UP_AFTER_H.
+        "MAIL_RETRY_BACKOFF_S": float(env.get("MAIL_RETRY_BACKOFF_S", "30")),
+        "MAIL_RETRY_BACKOFF_MAX_S": float(env.get("MAIL_RETRY_BACKOFF_MAX_S", "600")),
+        "MAIL_MAX_RETRIES": int(env.get("MAIL_MAX_RETRIES", "6")),
+        "MAIL_GIVE_UP_AFTER_H": float(env.get("MAIL_GIVE_UP_AFTER_H", "72")),
+        # The beat sweep: how often, and how old an unsent row must be before it takes it.
+        "MAIL_SWEEP_EVERY_S": float(env.get("MAIL_SWEEP_EVERY_S", "60")),
+        "MAIL_SWEEP_AFTER_S": float(env.get("MAIL_SWEEP_AFTER_S", "30")),
+        "MAIL_SWEEP_BATCH": int(env.get("MAIL_SWEEP_BATCH", "200")),
+        # Abuse: the service must not become a way to mail strangers.
+        "INVITATIONS_PER_SENDER_PER_DAY": int(env.get("INVITATIONS_PER_SENDER_PER_DAY", "10")),
+        "INVITATIONS_PER_RECIPIENT_PER_DAY": int(
+            env.get("INVITATIONS_PER_RECIPIENT_PER_DAY", "3")
+        ),
+        "CONFIRMATIONS_PER_ADDRESS_PER_DAY": int(
+            env.get("CONFIRMATIONS_PER_ADDRESS_PER_DAY", "3")
+        ),
+        "MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY": int(
+            env.get("MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY", "3")
+        ),
     }
 
 
@@ -81,3 +137,6 @@ def check_config(config: Mapping[str, Any]) -> None:
         )
     if not config.get("BASE_URL"):
         raise ConfigError("APP_ENV=production needs BASE_URL (links in emails are built from it)")
+    if not str(config["BASE_URL"]).startswith("https://"):
+        # RFC 8058: the one-click List-Unsubscribe link must be https.
+        raise ConfigError("APP_ENV=production needs an https:// BASE_URL")

@@ -1,0 +1,75 @@
+"""The Celery worker: one Celery app per Flask app, every task run inside the Flask app's context
+(Flask's Celery pattern). Tasks live in ``worker.tasks``; ``worker.celery_app`` is the entry point
+of ``celery -A worker.celery_app:celery_app worker`` and ``... beat``.
+
+With no ``REDIS_URL`` (the embedded default, ``scripts/run``) tasks run eagerly in the web process
+and need no Redis: every email lands in the outbox, shown at /dev/outbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery, Task
+from flask import Flask
+
+from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
+
+
+def celery_config(app: Flask) -> dict[str, Any]:
+    """Celery settings from the Flask app's config; ``CELERY`` (a dict) overrides any of them."""
+    config = app.config
+    redis_url: str | None = config.get("REDIS_URL")
+    eager = not redis_url
+    sweep_every = float(config["MAIL_SWEEP_EVERY_S"])
+    settings: dict[str, Any] = {
+        "broker_url": redis_url or "memory://",
+        "task_ignore_result": True,
+        "task_always_eager": eager,
+        # Without this an eager task's exception vanishes (PITFALLS).
+        "task_eager_propagates": True,
+        # acks_late tasks (idempotent ones only) must not sit prefetched in a worker that dies.
+        "worker_prefetch_multiplier": 1,
+        "task_reject_on_worker_lost": True,
+        "broker_connection_retry_on_startup": True,
+        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        "task_default_queue": config["CELERY_DEFAULT_QUEUE"],
+        # Nothing is scheduled further ahead than the retry backoff ceiling; long waits are rows
+        # in the database that a beat task finds (PITFALLS).
+        "broker_transport_options": {"visibility_timeout": 3600},
+        "task_annotations": {
+            DELIVER_TASK: {
+                "retry_backoff": max(1, round(float(config["MAIL_RETRY_BACKOFF_S"]))),
+                "retry_backoff_max": max(1, round(float(config["MAIL_RETRY_BACKOFF_MAX_S"]))),
+                # Eager mode would retry at once, in the request; the sweep is the retry there.
+                "max_retries": 0 if eager else int(config["MAIL_MAX_RETRIES"]),
+            }
+        },
+        "beat_schedule": {
+            "sweep-outbox": {
+                "task": SWEEP_TASK,
+                "schedule": sweep_every,
+                # A sweep that waited longer than one period is stale: the next one is coming.
+                "options": {"expires": sweep_every},
+            }
+        },
+    }
+    settings.update(config.get("CELERY") or {})
+    return settings
+
+
+def celery_init_app(app: Flask) -> Celery[Any]:
+    """Make the Celery app of ``app``: ``app.extensions["celery"]``, also Celery's default app."""
+
+    class FlaskTask(Task):  # type: ignore[type-arg]
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    celery_app: Celery[Any] = Celery(app.name, task_cls=FlaskTask)
+    celery_app.config_from_object(celery_config(app))
+    celery_app.set_default()
+    app.extensions["celery"] = celery_app
+    import worker.tasks  # noqa: F401  (registers the shared tasks)
+
+    return celery_app

@@ -14,6 +14,8 @@ import engine
 from service import store, tokens
 from service.games.forms import NewGame
 from service.games.records import deal_fields
+from service.mail import emails as mail_emails
+from service.mail import invitations as mail_invitations
 from service.models import Game, GameStatus, Seat, utcnow
 from service.refusal import Refusal
 
@@ -30,7 +32,8 @@ class InvitationError(Refusal):
 
 def create_game(session: Session, new: NewGame) -> tuple[Game, dict[str, Seat]]:
     """Store a new game with a fresh secret seed and its commitment (R3); A has accepted, B is
-    invited. Nothing is dealt until B accepts."""
+    invited. Nothing is dealt until B accepts. Queues the invitation email, or first the
+    creator's address confirmation."""
     seed = secrets.token_hex(32)
     game = Game(
         public_id=secrets.token_urlsafe(12),
@@ -55,6 +58,8 @@ def create_game(session: Session, new: NewGame) -> tuple[Game, dict[str, Seat]]:
         )
         session.add(seats[letter])
     session.flush()
+    # The invitation waits for the creator's confirmed address (service.mail.invitations).
+    mail_invitations.after_game_created(session, game, store.seats_of(session, game.id)["A"][1])
     return game, seats
 
 
@@ -89,6 +94,7 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     seat.accepted = True
     session.add(seat)
     deal_and_start(session, game, utcnow())
+    mail_emails.queue_game_started(session, game)
     return game
 
 

@@ -22,6 +22,7 @@ from service.games.lifecycle import (
 )
 from service.games.summaries import load_summary
 from service.links import private_page_url
+from service.mail.invitations import check_can_invite
 from service.models import GameStatus, Visibility
 
 FORM_DEFAULTS = {
@@ -65,6 +66,8 @@ def create_game_view() -> Response | tuple[str, int]:
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
     with session_scope() as session:
+        # A clear 429 (or 403: the address refuses invitations) before anything is stored.
+        check_can_invite(session, new.a_email, new.b_email)
         _, seats = create_game(session, new)
         url = private_page_url(seats["A"])
     # See-other: reloading the page that follows must not create a second game.
@@ -76,6 +79,11 @@ def private_page(token: str) -> str:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
+        if game.deal is not None:
+            # Dealt: the board, the hand and every legal move (the playing area draws it).
+            from service.play.routes import render_private_page
+
+            return render_private_page(session, game, seat, token)
         summary = load_summary(session, game)
     return render_template(
         "games/private.html",
@@ -131,5 +139,10 @@ def decline(token: str) -> Response:
 def public_page(public_id: str) -> str:
     with session_scope() as session:
         game = store.get_game_by_public_id(session, public_id)
+        if game.deal is not None:
+            # Dealt: the board, the move list and the replay (the history area draws it).
+            from service.history.routes import render_public_page
+
+            return render_public_page(session, game)
         summary = load_summary(session, game)
     return render_template("games/public.html", game=summary)

@@ -16,6 +16,7 @@ from service.db import MIGRATIONS_DIR, make_engine, upgrade_schema
 
 REPO = Path(__file__).resolve().parents[2]
 TABLES = {"players", "series", "games", "seats", "moves", "snapshots", "alembic_version"}
+TABLES |= {"outbox", "address_status", "game_mutes"}  # 0002: the mail tables
 
 
 def _tables(url: str) -> set[str]:

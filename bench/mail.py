@@ -1,0 +1,181 @@
+"""Mail throughput: ``python bench/mail.py [-n 400] [--concurrency 1]`` from the repository root.
+
+Emails per second from the outbox to an aiosmtpd server through the real worker (Redis,
+PostgreSQL, a ``celery worker`` subprocess), beside plain smtplib sending the same messages to the
+same server in the same run (the baseline), and the ratio. Needs PostgreSQL on 127.0.0.1:5432
+(user postgres) and Redis on 127.0.0.1:6379; makes and drops its own database.
+``BENCH_LOGLEVEL=INFO`` keeps the worker's per-task timings in its log (printed path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+from aiosmtpd.controller import Controller  # noqa: E402
+from aiosmtpd.smtp import SMTP, Envelope, Session  # noqa: E402
+
+from service import create_app  # noqa: E402
+from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
+from service.mail import MailKind, queue_email  # noqa: E402
+from service.mail.models import OutboxMessage  # noqa: E402
+from service.mail.outbox import PENDING_KEY, dispatch  # noqa: E402
+from service.models import Player  # noqa: E402
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+SECRET_KEY = "bench-secret-key-bench-secret-key"
+BASE_URL = "https://bl.bench"
+
+
+class Counting:
+    """An SMTP handler that only counts what it accepts."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        with self.lock:
+            self.count += 1
+        return "250 OK"
+
+
+def wait_until(counter: Counting, target: int, timeout: float) -> float:
+    """Seconds until ``counter`` reaches ``target`` (raises on timeout)."""
+    start = time.perf_counter()
+    while counter.count < target:
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError(f"only {counter.count} of {target} emails arrived")
+        time.sleep(0.002)
+    return time.perf_counter() - start
+
+
+def start_worker(env: dict[str, str], concurrency: int, log: Path) -> subprocess.Popen[bytes]:
+    pool = ["--pool", "solo"] if concurrency == 1 else ["--concurrency", str(concurrency)]
+    command = [
+        str(Path(sys.executable).with_name("celery")), "-A", "worker.celery_app:celery_app",
+        "worker", *pool, "--loglevel", os.environ.get("BENCH_LOGLEVEL", "WARNING"),
+        "-Q", env["CELERY_DEFAULT_QUEUE"],
+        "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "bench@%h",
+    ]  # fmt: skip
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=400, help="emails per measurement")
+    parser.add_argument("--concurrency", type=int, default=1, help="worker processes")
+    args = parser.parse_args()
+
+    admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    database = f"battleline_bench_{secrets.token_hex(4)}"
+    admin.execute(f'CREATE DATABASE "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    handler = Counting()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    env = {
+        "APP_ENV": "testing",
+        "DATABASE_URL": url,
+        "REDIS_URL": REDIS_URL,
+        "CELERY_DEFAULT_QUEUE": f"battleline-bench-{secrets.token_hex(4)}",
+        "MAIL_SERVER": "127.0.0.1",
+        "MAIL_PORT": str(port),
+        "MAIL_SUPPRESS_SEND": "0",
+        "SECRET_KEY": SECRET_KEY,
+        "BASE_URL": BASE_URL,
+        "MAIL_SWEEP_AFTER_S": "600",  # the tasks, not the sweep, deliver in this measurement
+    }
+    log = Path(tempfile.gettempdir()) / f"{database}-worker.log"
+    worker: subprocess.Popen[bytes] | None = None
+    app = None
+    try:
+        upgrade_schema(url)
+        config: dict[str, Any] = {**env, "MAIL_PORT": port, "MAIL_SUPPRESS_SEND": False}
+        config["MAIL_SWEEP_AFTER_S"] = 600.0
+        app = create_app(config)
+        worker = start_worker(env, args.concurrency, log)
+        with app.app_context():
+            with session_scope() as session:
+                ids = []
+                for number in range(args.n):
+                    player = Player(email=f"p{number}@example.org", display_name=f"P{number}")
+                    session.add(player)
+                    session.flush()
+                    row = queue_email(
+                        session, MailKind.MY_GAMES, player, subject="Your Battle Line games",
+                        context={"games_url": f"{BASE_URL}/me/token-{number}"},
+                    )  # fmt: skip
+                    assert row is not None and row.id is not None
+                    ids.append(row.id)
+                session.info.pop(PENDING_KEY, None)  # dispatched below, under the clock
+                rows = [session.get(OutboxMessage, row_id) for row_id in ids]
+                sender = app.config["MAIL_DEFAULT_SENDER"]
+                wire = [(sender, [r.recipient], r.mime.encode()) for r in rows if r is not None]
+
+            # The baseline: the same messages, one smtplib connection, nothing else.
+            start = time.perf_counter()
+            with smtplib.SMTP("127.0.0.1", port) as client:
+                for envelope_from, recipients, data in wire:
+                    client.sendmail(envelope_from, recipients, data)
+            wait_until(handler, args.n, 60)
+            baseline_s = time.perf_counter() - start
+            handler.count = 0
+
+            time.sleep(1.5)  # the worker is up (it started while the rows were written)
+            start = time.perf_counter()
+            dispatch(ids)
+            worker_s = wait_until(handler, args.n, 300)
+            with session_scope() as session:
+                sent = sum(
+                    1 for row_id in ids if (row := session.get(OutboxMessage, row_id))
+                    and row.status == "sent"
+                )  # fmt: skip
+    finally:
+        if worker is not None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=30)
+        if app is not None:
+            app.extensions["celery"].close()
+            get_engine(app).dispose()
+        controller.stop()
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.close()
+
+    baseline_rate = args.n / baseline_s
+    worker_rate = args.n / worker_s
+    print(f"Mail throughput, {args.n} emails ({len(wire[0][2])} bytes each), aiosmtpd on loopback")
+    print(f"{'path':<44}{'seconds':>9}{'emails/s':>10}")
+    print(f"{'smtplib, one connection (baseline)':<44}{baseline_s:>9.2f}{baseline_rate:>10.0f}")
+    label = f"outbox -> Redis -> worker x{args.concurrency} -> SMTP"
+    print(f"{label:<44}{worker_s:>9.2f}{worker_rate:>10.0f}")
+    print(f"ratio worker/baseline: {worker_rate / baseline_rate:.0%} (aim: 50% or more)")
+    print(f"rows marked sent: {sent}/{args.n}; worker log: {log}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+"""The history area: the public game page with step-through replay and the exported record,
+the list of public games, and a player's "my games" page by signed link."""
+
+from flask import Blueprint
+
+bp = Blueprint("history", __name__)
+
+from service.history import routes  # noqa: E402,F401  (registers the views on bp)

@@ -1,0 +1,119 @@
+"""A player's "my games" page, reached by a signed link they ask for with their email address.
+
+The answer to the request never tells whether the address is known. ``request_my_games_link``
+is the one place that makes the link; the mail area hooks on it to send it (in development the
+page also shows it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+import engine
+from service import store, tokens
+from service.games.forms import check_email
+from service.links import external_url, private_page_url
+from service.models import Game, GameStatus, Player, Seat, Visibility
+from service.refusal import Refusal
+
+
+class EmailFormError(Refusal):
+    """The address typed is not an email address (said the same for known and unknown ones)."""
+
+    status = 422
+    title = "Please check the address"
+
+
+def request_my_games_link(session: Session, email: str) -> str | None:
+    """The "my games" link of the player with this address, or None when no player has it.
+
+    Raises EmailFormError when ``email`` is not an address. The caller must answer the person
+    the same way in both cases (the mail area sends the link; nobody learns whether the
+    address plays here).
+    """
+    try:
+        address = check_email(email)
+    except ValueError as error:
+        raise EmailFormError(f"The email address {error}.") from None
+    player = session.exec(select(Player).where(Player.email == address)).one_or_none()
+    if player is None:
+        return None
+    assert player.id is not None
+    token = tokens.make_games_token(player.id, player.token_generation)
+    return external_url("history.my_games", token=token)
+
+
+def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:
+    """The player a "my games" token names. Raises RevokedTokenError, or TamperedTokenError when
+    no such player exists (a token for nobody is not a link we made)."""
+    player = session.get(Player, token.player_id)
+    if player is None:
+        raise tokens.TamperedTokenError()
+    tokens.check_generation(token.generation, player.token_generation)
+    return player
+
+
+def games_of(session: Session, player: Player) -> list[dict[str, Any]]:
+    """The player's games, newest first, each with its private link. No seed, no hand."""
+    rows = session.exec(
+        select(Game, Seat)
+        .join(Seat, col(Seat.game_id) == col(Game.id))
+        .where(Seat.player_id == player.id)
+        .order_by(col(Game.updated_at).desc(), col(Game.id).desc())
+    ).all()
+    games = []
+    for game, seat in rows:
+        assert game.id is not None
+        seats = store.seats_of(session, game.id)
+        other = "B" if seat.seat == "A" else "A"
+        to_move = None
+        if game.status == GameStatus.ACTIVE and game.rules_version == engine.RULES_VERSION:
+            snapshot = store.latest_snapshot(session, game.id)
+            if snapshot is not None:
+                to_move = engine.public_view(engine.state_from_json(snapshot.state))["to_move"]
+        games.append(
+            {
+                "ruleset_title": engine.get_ruleset(game.ruleset).title,
+                "status": game.status,
+                "seat": seat.seat,
+                "opponent": seats[other][1].display_name if other in seats else "?",
+                "your_turn": to_move == seat.seat,
+                "to_move": to_move,
+                "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+                "result": game.result,
+                "private_url": private_page_url(seat),
+                "public_id": game.public_id,
+                "updated_at": game.updated_at,
+            }
+        )
+    return games
+
+
+def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
+    """Games listed for anyone to watch (public ones being played or finished), newest first."""
+    rows = session.exec(
+        select(Game)
+        .where(
+            Game.visibility == Visibility.PUBLIC,
+            col(Game.status).in_([GameStatus.ACTIVE, GameStatus.FINISHED]),
+        )
+        .order_by(col(Game.updated_at).desc(), col(Game.id).desc())
+        .limit(limit)
+    ).all()
+    listed = []
+    for game in rows:
+        assert game.id is not None
+        names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+        listed.append(
+            {
+                "public_id": game.public_id,
+                "players": names,
+                "ruleset_title": engine.get_ruleset(game.ruleset).title,
+                "status": game.status,
+                "result": game.result,
+                "updated_at": game.updated_at,
+            }
+        )
+    return listed

@@ -1,0 +1,94 @@
+"""What the public game page shows at any position, and the exported record.
+
+During the game only ``engine.public_view`` of each position is shown, and Scout returns in
+their public form. Once the game is over, both hands at every position and every move in full
+are public, with the seed (R3), so anyone can re-deal and check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+import engine
+from service import store
+from service.games.records import game_record
+from service.models import Game, GameStatus
+from service.play.moves import check_rules_version, replay_log
+from service.play.pages import log_rows, names_of
+from service.refusal import Refusal
+
+
+class PositionError(Refusal):
+    """A ``?ply=`` that names no position of the game."""
+
+    status = 404
+    title = "No such position"
+
+
+class RecordNotPublicError(Refusal):
+    """The record of a game in progress: its deal and hands are secret until the end."""
+
+    status = 403
+    title = "The record is published when the game ends"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The full record holds the deal, which stays secret while the game is played. "
+            "It can be downloaded here once the game is over."
+        )
+
+
+def parse_ply(text: str | None, last: int) -> int:
+    """The position asked for by ``?ply=`` (default: the latest). Raises PositionError."""
+    if text is None or text == "":
+        return last
+    if not text.isdigit() or int(text) > last:
+        raise PositionError(f"Positions of this game run from 0 (the deal) to {last}.")
+    return int(text)
+
+
+def public_page_context(session: Session, game: Game, ply_text: str | None) -> dict[str, Any]:
+    """The public page of a dealt game at position ``?ply=`` (after that many moves)."""
+    assert game.id is not None
+    entries = store.move_log(session, game.id)
+    states = replay_log(game, [e.notation for e in entries])
+    last = len(states) - 1
+    ply = parse_ply(ply_text, last)
+    state = states[ply]
+    finished = game.status == GameStatus.FINISHED
+    seen = engine.public_view(state)
+    names = names_of(store.seats_of(session, game.id))
+    hands = None
+    if finished:
+        # R3: after the end nothing is secret; each seat's own view gives its hand.
+        hands = {seat: engine.view(state, seat)["hand"] for seat in names}
+    return {
+        "view": seen,
+        "hands": hands,
+        "ply": ply,
+        "last": last,
+        "moves": log_rows(entries, state.ruleset, names, reader=None, finished=finished),
+        "finished": finished,
+        "final": engine.public_view(states[-1]),
+    }
+
+
+def record_json(session: Session, game: Game) -> dict[str, Any]:
+    """The finished game as a FORMATS.md record, with the seed, the players' names and the time
+    of every move. Raises RecordNotPublicError while the game is not over."""
+    assert game.id is not None
+    if game.status != GameStatus.FINISHED:
+        raise RecordNotPublicError()
+    check_rules_version(game)
+    entries = store.move_log(session, game.id)
+    record = game_record(game, [e.notation for e in entries])
+    data = record.to_json()
+    data["seed"] = game.seed
+    data["seed_commitment"] = game.seed_commitment
+    data["rules_version"] = game.rules_version
+    data["players"] = names_of(store.seats_of(session, game.id))
+    data["times"] = [e.created_at.isoformat() for e in entries]
+    data["outcome"] = game.result
+    return data

@@ -1,0 +1,95 @@
+"""Views of the history area. Everything here only reads, except the "my games" request, which
+makes (and, later, mails) a link and changes nothing in the database."""
+
+from __future__ import annotations
+
+from flask import current_app, jsonify, render_template, request
+from sqlmodel import Session
+from werkzeug.wrappers import Response
+
+from service import store, tokens
+from service.db import session_scope
+from service.games.summaries import load_summary
+from service.history import bp
+from service.history.my_games import (
+    EmailFormError,
+    games_of,
+    player_for_token,
+    public_games,
+    request_my_games_link,
+)
+from service.history.pages import public_page_context, record_json
+from service.models import Game
+from service.refusal import Refusal
+
+MAX_EMAIL_FIELD = 320
+
+
+def render_public_page(session: Session, game: Game) -> str:
+    """The public page of a dealt game at ``?ply=`` (the games area shows undealt ones)."""
+    summary = load_summary(session, game)
+    context = public_page_context(session, game, request.args.get("ply"))
+    return render_template("history/public.html", game=summary, **context)
+
+
+def error_json(error: Refusal) -> Response:
+    response = jsonify(error=error.status, title=error.title, message=str(error))
+    response.status_code = error.status
+    return response
+
+
+@bp.get("/games/<public_id>/record.json")
+def record(public_id: str) -> Response:
+    try:
+        with session_scope() as session:
+            game = store.get_game_by_public_id(session, public_id)
+            data = record_json(session, game)
+    except Refusal as error:
+        # A .json address answers in JSON whatever the client accepts.
+        return error_json(error)
+    response = jsonify(data)
+    response.headers["Content-Disposition"] = f'attachment; filename="battleline-{public_id}.json"'
+    return response
+
+
+@bp.get("/games")
+def index() -> str:
+    with session_scope() as session:
+        games = public_games(session)
+    return render_template("history/index.html", games=games)
+
+
+@bp.get("/me")
+def my_games_request() -> str:
+    return render_template("history/my_games_request.html", email="", sent=False, error=None)
+
+
+@bp.post("/me")
+def my_games_request_sent() -> tuple[str, int]:
+    email = request.form.get("email", "")[: MAX_EMAIL_FIELD + 1]
+    try:
+        if len(email) > MAX_EMAIL_FIELD:
+            raise EmailFormError("That is longer than any email address.")
+        with session_scope() as session:
+            link = request_my_games_link(session, email)
+    except EmailFormError as error:
+        page = render_template(
+            "history/my_games_request.html", email=email, sent=False, error=str(error)
+        )
+        return page, error.status
+    # The same page whether or not the address is known; development shows the link itself.
+    shown = link if current_app.config["APP_ENV"] != "production" else None
+    page = render_template(
+        "history/my_games_request.html", email=email, sent=True, error=None, dev_link=shown
+    )
+    return page, 200
+
+
+@bp.get("/me/<token>")
+def my_games(token: str) -> str:
+    player_token = tokens.read_games_token(token)
+    with session_scope() as session:
+        player = player_for_token(session, player_token)
+        games = games_of(session, player)
+        name = player.display_name
+    return render_template("history/my_games.html", name=name, games=games)

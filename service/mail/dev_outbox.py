@@ -1,0 +1,64 @@
+"""The development outbox: every email the service queued, listed and shown in full (text and
+HTML, with working links). Registered only outside production: it shows everyone's links."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, Response, render_template
+from markupsafe import Markup, escape
+from sqlmodel import col, select
+
+from service.db import session_scope
+from service.mail.models import OutboxMessage
+from service.refusal import Refusal
+
+bp = Blueprint("outbox", __name__, url_prefix="/dev/outbox")
+
+LIST_LIMIT = 200
+_URL = re.compile(r"https?://[^\s<>\"']+")
+
+
+class NoSuchEmailError(Refusal):
+    status = 404
+    title = "No such email"
+
+    def __init__(self, outbox_id: int) -> None:
+        super().__init__(f"The outbox has no email {outbox_id}.")
+
+
+def linkify(text: str) -> Markup:
+    """Plain text, escaped, with every http(s) address made a link."""
+    escaped = str(escape(text))
+    return Markup(
+        _URL.sub(lambda match: f'<a href="{match.group(0)}">{match.group(0)}</a>', escaped)
+    )
+
+
+def _row(outbox_id: int) -> OutboxMessage:
+    with session_scope() as session:
+        row = session.get(OutboxMessage, outbox_id)
+    if row is None:
+        raise NoSuchEmailError(outbox_id)
+    return row
+
+
+@bp.get("")
+def outbox_list() -> str:
+    with session_scope() as session:
+        rows = session.exec(
+            select(OutboxMessage).order_by(col(OutboxMessage.id).desc()).limit(LIST_LIMIT)
+        ).all()
+    return render_template("outbox/list.html", rows=rows)
+
+
+@bp.get("/<int:outbox_id>")
+def outbox_message(outbox_id: int) -> str:
+    row = _row(outbox_id)
+    return render_template("outbox/message.html", row=row, text=linkify(row.text_body))
+
+
+@bp.get("/<int:outbox_id>/html")
+def outbox_html(outbox_id: int) -> Response:
+    """The HTML body alone, as the recipient's mail program would show it."""
+    return Response(_row(outbox_id).html_body, mimetype="text/html")

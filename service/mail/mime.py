@@ -1,0 +1,105 @@
+"""The wire form of an email: a Flask-Mail message built once, when the row is queued.
+
+The row keeps the exact bytes it will send (``OutboxMessage.mime``): every attempt sends the same
+message (same Message-ID, Date and boundaries), so a receiver can drop a repeat, and a worker only
+sends bytes. The Date is when the email was queued, that is when its news happened.
+"""
+
+from __future__ import annotations
+
+import email.charset
+import secrets
+from email.mime.base import MIMEBase
+from email.mime.text import MIMEText
+from email.policy import compat32
+
+import flask_mail
+
+# Every line break a mail header could be split at, and NUL: a header value must be one line.
+_HEADER_BREAKS = frozenset("\r\n\v\f\x00\x85\u2028\u2029")
+
+
+class HeaderInjectionError(ValueError):
+    """A header value (subject, address, name, link) holds a line break: refused, never cleaned."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the {name} header must be one line; refusing a value with a line break")
+
+
+def check_header_value(name: str, value: str) -> str:
+    """``value`` unchanged, or HeaderInjectionError if it could start a new header."""
+    if any(ch in _HEADER_BREAKS for ch in value):
+        raise HeaderInjectionError(name)
+    return value
+
+
+# Header lines up to SMTP's hard limit: the default folding at 78 would turn a long
+# List-Unsubscribe URL or Message-ID into RFC 2047 encoded words that receivers do not decode.
+# compat32, not policy.SMTP: Flask-Mail has already encoded every header to ASCII, and
+# compat32 writes them as they are, in half the time (bench/mail.py).
+_POLICY = compat32.clone(linesep="\r\n", max_line_length=998)
+# Base64 bodies: 7-bit clean, no line of a template can exceed SMTP's limit, and encoded in C
+# (quoted-printable is pure Python and was a third of a delivery's time in bench/mail.py).
+_UTF8 = email.charset.Charset("utf-8")
+_UTF8.body_encoding = email.charset.BASE64
+
+
+class MailMessage(flask_mail.Message):
+    """A Flask-Mail message with long header lines kept whole and base64 bodies."""
+
+    def _mimetext(self, text: str | None, subtype: str = "plain") -> MIMEText:
+        return MIMEText(text or "", _subtype=subtype, _charset=_UTF8)  # type: ignore[arg-type]
+
+    def _message(self) -> MIMEBase:
+        message = super()._message()
+        message.policy = _POLICY
+        # A boundary of our own: "_" is not in base64's alphabet, so no body can contain it, and
+        # the generator need not search the bodies for a free one.
+        for part in message.walk():
+            if part.is_multipart():
+                part.set_boundary(f"=_bl_{secrets.token_hex(12)}")
+        return message
+
+    def as_bytes(self) -> bytes:
+        return self.wire if self.wire is not None else super().as_bytes()
+
+    wire: bytes | None = None
+    """The message as stored on its row; sent as it is."""
+
+
+def stored_message(sender: str, recipient_name: str, recipient: str, mime: str) -> MailMessage:
+    """A Flask-Mail message that sends the stored bytes of a row."""
+    message = MailMessage(sender=sender, recipients=[(recipient_name, recipient)])
+    message.wire = mime.encode("ascii")
+    return message
+
+
+def build_mime(
+    *,
+    sender: str,
+    recipient_name: str,
+    recipient: str,
+    subject: str,
+    text: str,
+    html: str,
+    message_id: str,
+    headers: dict[str, str],
+) -> str:
+    """The complete multipart message (text and HTML), as ASCII. Raises HeaderInjectionError."""
+    for name, value in headers.items():
+        check_header_value(name, value)
+    message = MailMessage(
+        subject=check_header_value("Subject", subject),
+        recipients=[
+            (check_header_value("To", recipient_name), check_header_value("To", recipient))
+        ],
+        body=text,
+        html=html,
+        sender=sender,
+        extra_headers=dict(headers),
+    )
+    # Set here, not in extra_headers: that would give the message two Message-IDs (PITFALLS).
+    message.msgId = check_header_value("Message-ID", message_id)
+    if message.has_bad_headers():
+        raise HeaderInjectionError("From")
+    return message.as_bytes().decode("ascii")

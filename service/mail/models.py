@@ -1,0 +1,108 @@
+"""The mail tables: the outbox (every email, written in the transaction that causes it), what
+each address has asked for or done (confirmed, bounced, unsubscribed, refuses invitations), and
+per-game mutes.
+
+Imported by ``service/migrations/env.py`` so that Alembic and the schema test see these tables.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from service.models import UTCDateTime, utcnow
+
+
+class OutboxStatus(enum.StrEnum):
+    """Where an outbox row stands."""
+
+    QUEUED = "queued"
+    """Waiting for a worker (a first try, or another after a temporary SMTP failure)."""
+    SENT = "sent"
+    """Accepted by the SMTP server; never sent again."""
+    FAILED = "failed"
+    """Refused for good (a 5xx answer) or given up after ``MAIL_GIVE_UP_AFTER_H``."""
+
+
+def _now_column(*, nullable: bool = False, index: bool = False) -> Any:
+    if nullable:
+        return Field(default=None, sa_type=UTCDateTime, nullable=True, index=index)
+    return Field(
+        default_factory=utcnow,
+        sa_type=UTCDateTime,
+        sa_column_kwargs={"server_default": sa.func.now()},
+        nullable=False,
+        index=index,
+    )
+
+
+class OutboxMessage(SQLModel, table=True):
+    """One email, fully rendered: a worker only reads it and sends it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        sa.CheckConstraint("status IN ('queued', 'sent', 'failed')", name="status"),
+        # The sweep's query: unsent rows whose next try is due.
+        sa.Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+        # The thread root of a game for one recipient.
+        sa.Index("ix_outbox_game_id_player_id", "game_id", "player_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    recipient: str = Field(max_length=254)
+    """The address the email goes to."""
+    recipient_name: str = Field(max_length=40)
+    player_id: int | None = Field(default=None, foreign_key="players.id")
+    game_id: int | None = Field(default=None, foreign_key="games.id")
+    kind: str = Field(max_length=32)
+    """A ``service.mail.kinds.MailKind`` value."""
+    subject: str = Field(max_length=200)
+    text_body: str = Field(sa_type=sa.Text)
+    html_body: str = Field(sa_type=sa.Text)
+    message_id: str = Field(max_length=250, unique=True)
+    """``<...@domain>``; the same on every attempt, so a receiver can drop a repeat."""
+    headers: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    """Every header besides From, To, Subject, Date and Message-ID (threading, unsubscribe,
+    Auto-Submitted), each checked for line breaks when queued."""
+    mime: str = Field(sa_type=sa.Text)
+    """The whole message as it goes over the wire (ASCII), built when queued: every attempt
+    sends exactly these bytes (``service.mail.mime``)."""
+    status: str = Field(default=OutboxStatus.QUEUED, max_length=16)
+    attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    last_error: str | None = Field(default=None, sa_type=sa.Text)
+    created_at: datetime = _now_column()
+    next_attempt_at: datetime = _now_column()
+    """When the sweep may try this row (again): a little after creation (the row's own deliver
+    task goes first), then by backoff after each temporary failure."""
+    sent_at: datetime | None = _now_column(nullable=True)
+
+
+class AddressStatus(SQLModel, table=True):
+    """What is known about a player's address: one row per player, made when first needed."""
+
+    __tablename__ = "address_status"
+
+    player_id: int = Field(foreign_key="players.id", primary_key=True)
+    confirmed_at: datetime | None = _now_column(nullable=True)
+    """The player proved they read this address (a signed link); invitations may go out."""
+    bounced_at: datetime | None = _now_column(nullable=True)
+    """An SMTP server refused mail to this address for good (5xx); cleared by a confirmation."""
+    bounce_reason: str | None = Field(default=None, max_length=500)
+    unsubscribed_at: datetime | None = _now_column(nullable=True)
+    """No email at all, except what the person asks for on the site (a confirmation, a link)."""
+    refuses_invitations_at: datetime | None = _now_column(nullable=True)
+    """No invitation will be sent to this address, from anyone."""
+
+
+class GameMute(SQLModel, table=True):
+    """A player wants no more email about one game (the pages still work)."""
+
+    __tablename__ = "game_mutes"
+
+    player_id: int = Field(foreign_key="players.id", primary_key=True)
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    created_at: datetime = _now_column()

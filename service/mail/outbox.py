@@ -1,0 +1,238 @@
+"""Queueing email: render a kind's templates, address it, and add one outbox row in the caller's
+transaction. The row's ``deliver`` task is queued only after that transaction commits.
+
+    queue_email(session, MailKind.GAME_STARTED, player, game=game, context={...})
+
+adds the row and remembers its id on the session; when the session commits, an ``after_commit``
+hook queues ``deliver(id)`` (run at once in the embedded, eager mode). A rollback forgets the ids,
+so no task ever names a row that does not exist. If queueing the task fails (Redis down), the row
+is still there and the beat sweep sends it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+from email.utils import make_msgid
+from typing import Any
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from flask import current_app, has_app_context, render_template
+from sqlmodel import Session, col, select
+
+from service import store
+from service.mail.kinds import MailKind
+from service.mail.mime import build_mime, check_header_value
+from service.mail.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
+from service.mail.signed import MailPurpose, mail_link
+from service.models import Game, Player, utcnow
+
+logger = logging.getLogger(__name__)
+
+DELIVER_TASK = "worker.deliver"
+"""The Celery name of the task that sends one outbox row (``worker.tasks.deliver``)."""
+SWEEP_TASK = "worker.sweep_outbox"
+"""The Celery name of the beat task that sends rows still unsent (``worker.tasks.sweep_outbox``)."""
+
+PENDING_KEY = "battleline.outbox.pending"
+"""Where a session keeps the ids of the rows it queued, until it commits."""
+
+AUTO_SUBMITTED = "auto-generated"
+ONE_CLICK = "List-Unsubscribe=One-Click"
+
+
+def message_id_domain() -> str:
+    """The right-hand side of our Message-IDs: ``MAIL_MESSAGE_ID_DOMAIN``, else BASE_URL's host."""
+    configured: str | None = current_app.config.get("MAIL_MESSAGE_ID_DOMAIN")
+    return configured or urlsplit(current_app.config["BASE_URL"]).hostname or "localhost"
+
+
+def new_message_id(kind: MailKind) -> str:
+    """A fresh, globally unique ``<...@domain>`` (kept on the row: a retry reuses it)."""
+    return make_msgid(idstring=kind.value.replace("_", "-"), domain=message_id_domain())
+
+
+def game_subject(session: Session, game: Game) -> str:
+    """The one subject of every email of a game, so that mail programs keep them in one thread.
+    Names only: never a card (PITFALLS)."""
+    assert game.id is not None
+    names = {
+        letter: player.display_name
+        for letter, (_, player) in store.seats_of(session, game.id).items()
+    }
+    return f"Battle Line: {names.get('A', '?')} vs {names.get('B', '?')} (game {game.id})"
+
+
+def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
+    """The Message-ID of the first email of this game's thread to this player, if any."""
+    threaded = [kind.value for kind in MailKind if kind.rules.game_thread]
+    return session.exec(
+        select(OutboxMessage.message_id)
+        .where(
+            OutboxMessage.game_id == game_id,
+            OutboxMessage.player_id == player_id,
+            col(OutboxMessage.kind).in_(threaded),
+        )
+        .order_by(col(OutboxMessage.id))
+        .limit(1)
+    ).first()
+
+
+def blocked_reason(
+    session: Session, kind: MailKind, player: Player, game_id: int | None
+) -> str | None:
+    """Why ``player`` must not get this email, or None. Requested kinds are never blocked."""
+    rules = kind.rules
+    if rules.requested:
+        return None
+    status = session.get(AddressStatus, player.id)
+    if status is not None:
+        if status.unsubscribed_at is not None:
+            return "unsubscribed"
+        if status.bounced_at is not None:
+            return "bouncing"
+        if rules.invitation and status.refuses_invitations_at is not None:
+            return "refuses invitations"
+    if game_id is not None and session.get(GameMute, (player.id, game_id)) is not None:
+        return "muted this game"
+    return None
+
+
+def render_email(kind: MailKind, context: Mapping[str, Any]) -> tuple[str, str]:
+    """The text and HTML bodies of ``kind`` from ``templates/email/<kind>.txt`` and ``.html``."""
+    text = render_template(f"email/{kind.value}.txt", **context)
+    html = render_template(f"email/{kind.value}.html", **context)
+    return text.strip() + "\n", html
+
+
+def queue_email(
+    session: Session,
+    kind: MailKind,
+    player: Player,
+    *,
+    game: Game | None = None,
+    subject: str | None = None,
+    context: Mapping[str, Any] | None = None,
+) -> OutboxMessage | None:
+    """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``.
+
+    Game-thread kinds need ``game`` and get the game's stable subject; other kinds need
+    ``subject``. Templates get ``context`` plus ``recipient_name``, ``unsubscribe_url``,
+    ``mute_url`` (game threads) and ``refuse_invitations_url`` (invitations).
+    Returns the row (flushed, with its id), or None when the player does not take this email
+    (unsubscribed, bouncing, muted the game, refuses invitations). Nothing is sent before the
+    session commits. Raises HeaderInjectionError for a line break in any header value.
+    """
+    assert player.id is not None
+    rules = kind.rules
+    game_id = game.id if game is not None else None
+    reason = blocked_reason(session, kind, player, game_id)
+    if reason is not None:
+        logger.info("not queueing %s to player %s: %s", kind.value, player.id, reason)
+        return None
+    if rules.game_thread:
+        if game is None or game_id is None:
+            raise ValueError(f"a {kind.value} email belongs to a game: pass game=")
+        subject = game_subject(session, game)
+    elif subject is None:
+        raise ValueError(f"a {kind.value} email needs a subject")
+
+    unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
+    full_context: dict[str, Any] = {
+        **(context or {}),
+        "kind": kind.value,
+        "subject": subject,
+        "recipient_name": player.display_name,
+        "unsubscribe_url": unsubscribe_url,
+        "mute_url": mail_link(MailPurpose.MUTE_GAME, player.id, game_id)
+        if rules.game_thread and game_id is not None
+        else None,
+        "refuse_invitations_url": mail_link(MailPurpose.REFUSE_INVITATIONS, player.id)
+        if rules.invitation
+        else None,
+    }
+    text, html = render_email(kind, full_context)
+
+    message_id = new_message_id(kind)
+    headers = {
+        "Auto-Submitted": AUTO_SUBMITTED,
+        # RFC 8058: a mail program may POST here with no further step; GET only shows a page.
+        "List-Unsubscribe": f"<{unsubscribe_url}>",
+        "List-Unsubscribe-Post": ONE_CLICK,
+    }
+    if rules.game_thread and game_id is not None:
+        root = thread_root(session, game_id, player.id)
+        if root is not None:
+            headers["In-Reply-To"] = root
+            headers["References"] = root
+    check_header_value("Subject", subject)
+    check_header_value("To", player.email)
+    check_header_value("To", player.display_name)
+    check_header_value("Message-ID", message_id)
+    for name, value in headers.items():
+        check_header_value(name, value)
+
+    mime = build_mime(
+        sender=current_app.config["MAIL_DEFAULT_SENDER"],
+        recipient_name=player.display_name,
+        recipient=player.email,
+        subject=subject,
+        text=text,
+        html=html,
+        message_id=message_id,
+        headers=headers,
+    )
+    now = utcnow()
+    sweep_after = timedelta(seconds=float(current_app.config["MAIL_SWEEP_AFTER_S"]))
+    row = OutboxMessage(
+        recipient=player.email,
+        recipient_name=player.display_name,
+        player_id=player.id,
+        game_id=game_id,
+        kind=kind.value,
+        subject=subject,
+        text_body=text,
+        html_body=html,
+        message_id=message_id,
+        headers=headers,
+        mime=mime,
+        status=OutboxStatus.QUEUED,
+        created_at=now,
+        next_attempt_at=now + sweep_after,
+    )
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    session.info.setdefault(PENDING_KEY, []).append(row.id)
+    return row
+
+
+def dispatch(outbox_ids: list[int]) -> None:
+    """Queue ``deliver`` for each row (eager mode: send now). Called after the commit."""
+    if not has_app_context():
+        logger.warning(
+            "outbox rows %s committed outside an app: the sweep will send them", outbox_ids
+        )
+        return
+    task = current_app.extensions["celery"].tasks[DELIVER_TASK]
+    for outbox_id in outbox_ids:
+        try:
+            task.delay(outbox_id)
+        # The row is committed and the sweep will send it; a broker or SMTP failure here must not
+        # turn the change that was just committed into an error page.
+        except Exception:
+            logger.exception("could not queue delivery of outbox row %s; the sweep will", outbox_id)
+
+
+@sa.event.listens_for(Session, "after_commit")
+def _queue_after_commit(session: Session) -> None:
+    pending: list[int] | None = session.info.pop(PENDING_KEY, None)
+    if pending:
+        dispatch(pending)
+
+
+@sa.event.listens_for(Session, "after_rollback")
+def _forget_after_rollback(session: Session) -> None:
+    session.info.pop(PENDING_KEY, None)

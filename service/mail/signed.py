@@ -1,0 +1,83 @@
+"""Signed links of the mail area: confirm an address, unsubscribe, mute a game, refuse invitations.
+
+Like ``service.tokens``: signed, not encrypted (the payload names only ids), one salt per purpose,
+the same keys and rotation, the same errors. Each of these actions can be repeated without harm,
+so the links need no generation counter.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from service.links import external_url
+from service.tokens import SECONDS_PER_DAY, ExpiredTokenError, TamperedTokenError
+
+
+class MailPurpose(enum.StrEnum):
+    """What a mail link lets its holder do; also its salt."""
+
+    CONFIRM_ADDRESS = "confirm-address"
+    UNSUBSCRIBE = "unsubscribe"
+    MUTE_GAME = "mute-game"
+    REFUSE_INVITATIONS = "refuse-invitations"
+
+
+ENDPOINTS = {
+    MailPurpose.CONFIRM_ADDRESS: "mail.confirm",
+    MailPurpose.UNSUBSCRIBE: "mail.unsubscribe",
+    MailPurpose.MUTE_GAME: "mail.mute",
+    MailPurpose.REFUSE_INVITATIONS: "mail.refuse_invitations",
+}
+
+
+@dataclass(frozen=True)
+class MailToken:
+    """Who a mail link is for, and (to mute) which game."""
+
+    player_id: int
+    game_id: int | None = None
+
+
+def _serializer(purpose: MailPurpose) -> URLSafeTimedSerializer:
+    config = current_app.config
+    keys = [*config["SECRET_KEY_FALLBACKS"], config["SECRET_KEY"]]
+    return URLSafeTimedSerializer(keys, salt=f"battleline.mail.{purpose.value}")
+
+
+def make_token(purpose: MailPurpose, player_id: int, game_id: int | None = None) -> str:
+    """The token of a mail link."""
+    payload: dict[str, Any] = {"u": player_id}
+    if game_id is not None:
+        payload["g"] = game_id
+    token = _serializer(purpose).dumps(payload)
+    assert isinstance(token, str)
+    return token
+
+
+def read_token(purpose: MailPurpose, token: str) -> MailToken:
+    """Check a mail link's signature and age. Raises TamperedTokenError or ExpiredTokenError."""
+    max_age_days: int = current_app.config["TOKEN_MAX_AGE_DAYS"]
+    try:
+        payload = _serializer(purpose).loads(token, max_age=max_age_days * SECONDS_PER_DAY)
+    except SignatureExpired:
+        raise ExpiredTokenError(max_age_days) from None
+    except BadSignature:
+        raise TamperedTokenError() from None
+    wants_game = purpose is MailPurpose.MUTE_GAME
+    if (
+        not isinstance(payload, dict)
+        or set(payload) != ({"u", "g"} if wants_game else {"u"})
+        or not all(type(value) is int for value in payload.values())
+    ):
+        raise TamperedTokenError()
+    return MailToken(player_id=payload["u"], game_id=payload.get("g"))
+
+
+def mail_link(purpose: MailPurpose, player_id: int, game_id: int | None = None) -> str:
+    """The absolute signed link for ``purpose``."""
+    return external_url(ENDPOINTS[purpose], token=make_token(purpose, player_id, game_id))

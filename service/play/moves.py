@@ -1,0 +1,295 @@
+"""Applying moves: one transaction, the game row locked, the log appended, the snapshot and the
+deadline updated, the game finished when the engine says so.
+
+``apply_moves`` is the only way a move enters the log: the web pages, the move links and (later)
+the mail worker all go through it. Listeners registered with ``add_move_listener`` run inside the
+same transaction, after the moves, with the engine's events (the mail worker queues its "your
+turn" and "game over" emails there, so they commit or roll back with the move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import Flask, current_app, has_app_context
+from sqlmodel import Session, col, func, select
+
+import engine
+from service import store
+from service.games.records import game_record
+from service.models import Game, GameStatus, MoveEntry, utcnow
+from service.refusal import Refusal
+
+MAX_MOVES_PER_CALL = 8
+"""A turn is at most a handful of entries (claims, a play, Scout draws, a return, a draw)."""
+
+MoveListener = Callable[[Session, Game, engine.GameState, list[engine.Event]], None]
+"""Runs in the transaction after moves were applied: (session, game row, new state, events)."""
+
+LISTENERS_KEY = "battleline.move_listeners"
+
+
+def add_move_listener(app: Flask, listener: MoveListener) -> None:
+    """Run ``listener`` after every successful ``apply_moves`` of ``app``, in its transaction.
+    A listener that raises rolls the moves back."""
+    app.extensions.setdefault(LISTENERS_KEY, []).append(listener)
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+
+class RulesVersionError(Refusal):
+    """The game began under other rules than this server's engine plays."""
+
+    status = 409
+    title = "This game needs another version of the rules"
+
+    def __init__(self, game_version: str) -> None:
+        super().__init__(
+            f"This game was started under rules version {game_version}, and this server plays "
+            f"version {engine.RULES_VERSION}. It cannot be replayed or continued here; "
+            "nothing was changed."
+        )
+
+
+class GameNotPlayingError(Refusal):
+    """The game is not being played: not dealt yet, declined, or over."""
+
+    status = 409
+    title = "This game is not being played"
+
+
+class WrongSeatError(Refusal):
+    """A move for a seat other than the link's."""
+
+    status = 403
+    title = "That is not your move to make"
+
+
+class UnreadableMoveError(Refusal):
+    """A move that is not in the notation (or too many of them)."""
+
+    status = 400
+    title = "That move could not be read"
+
+
+class IllegalMoveRefusal(Refusal):
+    """The engine refused the move: the message names the rule."""
+
+    status = 422
+    title = "That move is not allowed"
+
+    def __init__(self, move: engine.Move, error: engine.IllegalMoveError) -> None:
+        rule = f" ({error.rule})" if error.rule and error.rule not in str(error) else ""
+        super().__init__(f"{move.action_text()}: {error}{rule}. Nothing was changed.")
+        self.rule = error.rule
+
+
+class StaleMoveError(Refusal):
+    """The move was meant for an earlier moment of the game, which has moved on since."""
+
+    status = 409
+    title = "The game has moved on"
+
+    def __init__(self, expected_ply: int, current_ply: int) -> None:
+        super().__init__(
+            f"This was meant for move {expected_ply + 1}, and the game is now at move "
+            f"{current_ply + 1}. Nothing was changed. Look at the game as it is now and choose "
+            "again."
+        )
+        self.expected_ply = expected_ply
+        self.current_ply = current_ply
+
+
+class AlreadyPlayedError(Refusal):
+    """The very same move(s) are already in the log at that ply: a repeated request.
+
+    Not a failure for the person (the move they wanted is made), so views answer it with 200.
+    """
+
+    status = 200
+    title = "Already played"
+
+    def __init__(self, moves: Sequence[engine.Move]) -> None:
+        text = ", ".join(move.action_text() for move in moves)
+        super().__init__(f"This move ({text}) was already played. Nothing more was changed.")
+        self.moves = tuple(moves)
+
+
+# --- reading the state -------------------------------------------------------------------------
+
+
+def check_rules_version(game: Game) -> None:
+    """Raise RulesVersionError unless the game started under this engine's rules."""
+    if game.rules_version != engine.RULES_VERSION:
+        raise RulesVersionError(game.rules_version)
+
+
+def log_length(session: Session, game_id: int) -> int:
+    """How many entries the move log of a game holds."""
+    count = session.exec(
+        select(func.count()).select_from(MoveEntry).where(MoveEntry.game_id == game_id)
+    ).one()
+    return int(count)
+
+
+def replay_log(game: Game, notations: Sequence[str]) -> list[engine.GameState]:
+    """Every position of a dealt game, from the deal through each of these log entries."""
+    check_rules_version(game)
+    return list(engine.replay_states(game_record(game, notations)))
+
+
+def load_state(session: Session, game: Game) -> engine.GameState:
+    """The current position of a dealt game: the latest snapshot when it is up to date with the
+    log, else a replay of the log (the log is the truth). Raises RulesVersionError,
+    GameNotPlayingError when the game was never dealt."""
+    assert game.id is not None
+    check_rules_version(game)
+    if game.deal is None:
+        raise GameNotPlayingError(f"This game is {game.status}: nothing has been dealt.")
+    snapshot = store.latest_snapshot(session, game.id)
+    if snapshot is not None and snapshot.ply == log_length(session, game.id):
+        return engine.state_from_json(snapshot.state)
+    return replay_log(game, [e.notation for e in store.move_log(session, game.id)])[-1]
+
+
+def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
+    """The position after ``ply`` log entries, or None when the log is not that long yet."""
+    assert game.id is not None
+    entries = store.move_log(session, game.id)
+    if not 0 <= ply <= len(entries):
+        return None
+    return replay_log(game, [e.notation for e in entries[:ply]])[-1]
+
+
+def parse_moves(
+    moves: Sequence[engine.Move | str], seat: str, ruleset: engine.Ruleset
+) -> list[engine.Move]:
+    """Moves given as Move objects or notation, with or without the seat (``"R7>3"`` is read as
+    this seat's). Raises UnreadableMoveError or WrongSeatError."""
+    if not moves:
+        raise UnreadableMoveError("No move was given.")
+    if len(moves) > MAX_MOVES_PER_CALL:
+        raise UnreadableMoveError(f"At most {MAX_MOVES_PER_CALL} moves can be made at once.")
+    parsed = []
+    for move in moves:
+        if isinstance(move, str):
+            text = move if ":" in move else f"{seat}: {move}"
+            try:
+                move = engine.parse_move(text, ruleset)
+            except engine.EngineError as error:
+                raise UnreadableMoveError(f"{error}. Nothing was changed.") from None
+        if move.seat != seat:
+            raise WrongSeatError(f"You play seat {seat}; a move for {move.seat} was refused.")
+        parsed.append(move)
+    return parsed
+
+
+# --- applying ----------------------------------------------------------------------------------
+
+
+def apply_moves(
+    session: Session,
+    game_id: int,
+    seat: str,
+    expected_ply: int,
+    moves: Sequence[engine.Move | str],
+    *,
+    now: datetime | None = None,
+    by_server: bool = False,
+) -> tuple[engine.GameState, list[engine.Event]]:
+    """Apply ``moves`` for ``seat``, in order, all or nothing, to the game standing at
+    ``expected_ply``; return the new position and the engine's events.
+
+    Locks the game row first (``store.lock_game``), so two identical requests apply once: the
+    second waits, then finds the log already holding its moves and raises AlreadyPlayedError.
+    Appends one log entry per move, stores a snapshot, moves the deadline to ``now`` plus the
+    game's days per move when the turn passes to the other seat, and finishes the game row
+    (status, result, no deadline) when the game ends. Works in the caller's session; the
+    caller's ``session_scope`` commits.
+
+    ``timeout`` is refused unless ``by_server`` (only the server may enter it).
+    Raises GameNotFoundError, RulesVersionError, GameNotPlayingError, UnreadableMoveError,
+    WrongSeatError, StaleMoveError, AlreadyPlayedError or IllegalMoveRefusal; nothing is
+    written then.
+    """
+    game = store.lock_game(session, game_id)
+    state = load_state(session, game)
+    parsed = parse_moves(moves, seat, state.ruleset)
+    if expected_ply != state.ply:
+        raise _stale_or_repeated(session, game_id, expected_ply, parsed, state.ply)
+    if game.status != GameStatus.ACTIVE or state.result is not None:
+        raise GameNotPlayingError(f"This game is {game.status}. Nothing was changed.")
+    events: list[engine.Event] = []
+    for move in parsed:
+        if move.action is engine.Action.TIMEOUT and not by_server:
+            raise UnreadableMoveError("Only the server records a loss on time.")
+        try:
+            after, happened = engine.apply(state, move)
+        except engine.IllegalMoveError as error:
+            raise IllegalMoveRefusal(move, error) from None
+        # One log entry per ply: the unique (game, ply) key relies on it.
+        assert after.ply == state.ply + 1, (state.ply, after.ply)
+        store.append_move(session, game_id, state.ply, seat, str(move))
+        events.extend(happened)
+        state = after
+    store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
+    _update_game(game, state, events, now or utcnow())
+    session.add(game)
+    session.flush()
+    if has_app_context():
+        for listener in current_app.extensions.get(LISTENERS_KEY, ()):
+            listener(session, game, state, events)
+    return state, events
+
+
+def _update_game(
+    game: Game, state: engine.GameState, events: Sequence[engine.Event], now: datetime
+) -> None:
+    if state.result is not None:
+        game.status = GameStatus.FINISHED
+        game.deadline = None
+        game.result = result_json(state)
+        return
+    turns = [e for e in events if isinstance(e, engine.TurnStarted)]
+    if turns:
+        game.deadline = now + timedelta(days=game.days_per_move)
+
+
+def result_json(state: engine.GameState) -> dict[str, Any]:
+    """What ``games.result`` holds for a finished game."""
+    assert state.result is not None
+    seen = engine.public_view(state)
+    return {
+        "winner": state.result.winner,
+        "termination": state.result.termination.value,
+        "flags_held": seen["flags_held"],
+        "series_points": engine.series_points(state),
+        "ply": state.ply,
+    }
+
+
+def _stale_or_repeated(
+    session: Session,
+    game_id: int,
+    expected_ply: int,
+    moves: Sequence[engine.Move],
+    current_ply: int,
+) -> Refusal:
+    """AlreadyPlayedError when the log holds exactly these moves from ``expected_ply`` on (the
+    same request, repeated), else StaleMoveError."""
+    if 0 <= expected_ply < current_ply:
+        entries = session.exec(
+            select(MoveEntry)
+            .where(
+                MoveEntry.game_id == game_id,
+                col(MoveEntry.ply) >= expected_ply,
+                col(MoveEntry.ply) < expected_ply + len(moves),
+            )
+            .order_by(col(MoveEntry.ply))
+        ).all()
+        if [e.notation for e in entries] == [str(m) for m in moves]:
+            return AlreadyPlayedError(moves)
+    return StaleMoveError(expected_ply, current_ply)

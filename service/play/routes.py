@@ -1,0 +1,232 @@
+"""Views of the playing area. GET and HEAD never change anything; every move is a POST from a
+button the person presses, carrying the ply it was chosen at.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import jsonify, redirect, render_template, request, url_for
+from sqlmodel import Session
+from werkzeug.wrappers import Response
+
+import engine
+from service import store, tokens
+from service.db import session_scope
+from service.errors import wants_json
+from service.games.lifecycle import seat_for_token
+from service.games.summaries import load_summary
+from service.models import Game, GameStatus, Seat
+from service.play import bp
+from service.play.moves import (
+    AlreadyPlayedError,
+    StaleMoveError,
+    UnreadableMoveError,
+    WrongSeatError,
+    apply_moves,
+    load_state,
+    state_at,
+)
+from service.play.pages import private_page_context
+from service.play.words import instruction
+from service.refusal import Refusal
+
+MAX_FIELD_LENGTH = 100
+"""No move in the notation is longer; anything longer is not a person pressing a button."""
+MAX_PLY = 100_000
+THEN_CHOICES = ("", "draw troops", "draw tactics", "end")
+RETURN_FIELDS = ("return_1", "return_2", "return_3")
+
+Page = tuple[Response | str, int]
+
+
+class FormError(Refusal):
+    """A move form that was not sent as the page makes it."""
+
+    status = 400
+    title = "This form could not be read"
+
+
+def _private_url(game_id: int, seat: Seat) -> str:
+    token = tokens.make_private_token(game_id, seat.seat, seat.token_generation)
+    return url_for("games.private_page", token=token)
+
+
+def refusal_page(error: Refusal, private_url: str | None) -> Page:
+    """The page (or JSON) for a refused move, linking to the player's current private page."""
+    if wants_json():
+        body: dict[str, Any] = {"error": error.status, "title": error.title, "message": str(error)}
+        if isinstance(error, AlreadyPlayedError):
+            body = {"ok": True, "already_played": True, "message": str(error)}
+        if private_url:
+            body["private_page"] = private_url
+        return jsonify(body), error.status
+    page = render_template(
+        "play/refused.html",
+        status=error.status,
+        title=error.title,
+        message=str(error),
+        private_url=private_url,
+        already_played=isinstance(error, AlreadyPlayedError),
+    )
+    return page, error.status
+
+
+# --- the private page -------------------------------------------------------------------------
+
+
+def render_private_page(session: Session, game: Game, seat: Seat, token: str) -> str:
+    """The private page of a dealt game (the games area shows invitations itself)."""
+    summary = load_summary(session, game)
+    state = load_state(session, game)
+    return render_template(
+        "play/private.html",
+        game=summary,
+        seat=seat.seat,
+        token=token,
+        invited=False,
+        **private_page_context(session, game, seat.seat, state),
+    )
+
+
+def _field(name: str, *, required: bool = True) -> str:
+    values = request.form.getlist(name)
+    if len(values) > 1:
+        raise FormError(f"The form sent '{name}' {len(values)} times; it takes one.")
+    value = values[0] if values else ""
+    if len(value) > MAX_FIELD_LENGTH:
+        raise FormError(f"The field '{name}' is longer than any move ({MAX_FIELD_LENGTH}).")
+    if required and not value.strip():
+        raise FormError(f"The form did not say '{name}'. Use the buttons of your private page.")
+    return value.strip()
+
+
+def _form_moves() -> tuple[int, list[str]]:
+    """The ply and the moves of a submitted move form. Raises FormError."""
+    ply_text = _field("ply")
+    if not ply_text.isdigit() or int(ply_text) > MAX_PLY:
+        raise FormError("The form's move number is not a number. Reload your private page.")
+    move = _field("move")
+    if move.lower() == "return":
+        cards = [_field(name, required=False) for name in RETURN_FIELDS]
+        move = " ".join(["return", *(card for card in cards if card)])
+    moves = [move]
+    then = _field("then", required=False).lower()
+    if then not in THEN_CHOICES:
+        raise FormError(f"'{then}' cannot follow a move; choose a deck to draw from.")
+    if then:
+        moves.append(then)
+    return int(ply_text), moves
+
+
+@bp.post("/p/<token>/move")
+def play(token: str) -> Response | Page:
+    seat_token = tokens.read_private_token(token)
+    private_url = url_for("games.private_page", token=token)
+    try:
+        ply, moves = _form_moves()
+        with session_scope() as session:
+            game, seat = seat_for_token(session, seat_token, lock=True)
+            assert game.id is not None
+            apply_moves(session, game.id, seat.seat, ply, moves)
+    except (tokens.RevokedTokenError, store.GameNotFoundError):
+        raise
+    except Refusal as error:
+        return refusal_page(error, private_url)
+    # See-other: reloading the page that follows must not send the move again.
+    return redirect(private_url, code=303)
+
+
+@bp.get("/p/<token>/resign")
+def resign_page(token: str) -> Page:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token)
+        summary = load_summary(session, game)
+        ply = load_state(session, game).ply if game.deal is not None else None
+    playing = summary["status"] == GameStatus.ACTIVE and ply is not None
+    page = render_template(
+        "play/resign.html", game=summary, seat=seat.seat, token=token, ply=ply, playing=playing
+    )
+    return page, 200 if playing else 409
+
+
+# --- move links -------------------------------------------------------------------------------
+
+
+def _move_link_seat(session: Session, move_token: tokens.MoveToken) -> tuple[Game, Seat]:
+    game = store.get_game(session, move_token.game_id)
+    seat = store.seats_of(session, move_token.game_id)[move_token.seat][0]
+    tokens.check_generation(move_token.generation, seat.token_generation)
+    return game, seat
+
+
+def _linked_move(
+    session: Session, game: Game, move_token: tokens.MoveToken, index: int
+) -> engine.Move:
+    """The move a link names: legal move ``index`` of its seat at the link's ply. Raises
+    StaleMoveError when the game has not reached that ply, Refusal when the index names none."""
+    state = state_at(session, game, move_token.ply)
+    if state is None:
+        raise StaleMoveError(move_token.ply, move_token.ply)
+    if state.result is not None or state.to_move != move_token.seat:
+        raise WrongSeatError("This link is for a moment when it was not your turn.")
+    moves = engine.legal_moves(state)
+    if not 0 <= index < len(moves):
+        raise UnreadableMoveError(
+            "This link names no move: it was cut short or changed. Open your private page."
+        )
+    return moves[index]
+
+
+@bp.get("/m/<token>/<int:index>")
+def move_link(token: str, index: int) -> Page:
+    move_token = tokens.read_move_token(token)
+    with session_scope() as session:
+        game, seat = _move_link_seat(session, move_token)
+        assert game.id is not None
+        private_url = _private_url(game.id, seat)
+        try:
+            move = _linked_move(session, game, move_token, index)
+            state = load_state(session, game)
+            if state.ply != move_token.ply:
+                # What the log holds at that ply tells a repeat from a merely stale link.
+                entries = store.move_log(session, game.id)
+                if entries[move_token.ply].notation == str(move):
+                    raise AlreadyPlayedError([move])
+                raise StaleMoveError(move_token.ply, state.ply)
+            if game.status != GameStatus.ACTIVE:
+                raise StaleMoveError(move_token.ply, state.ply)
+        except Refusal as error:
+            return refusal_page(error, private_url)
+        summary = load_summary(session, game)
+        context = private_page_context(session, game, seat.seat, state)
+    page = render_template(
+        "play/confirm.html",
+        game=summary,
+        seat=seat.seat,
+        words=instruction(move),
+        private_url=private_url,
+        action=url_for("play.move_link", token=token, index=index),
+        **context,
+    )
+    return page, 200
+
+
+@bp.post("/m/<token>/<int:index>")
+def play_move_link(token: str, index: int) -> Response | Page:
+    move_token = tokens.read_move_token(token)
+    private_url = None
+    try:
+        with session_scope() as session:
+            game, seat = _move_link_seat(session, move_token)
+            assert game.id is not None
+            private_url = _private_url(game.id, seat)
+            move = _linked_move(session, game, move_token, index)
+            apply_moves(session, game.id, seat.seat, move_token.ply, [move])
+    except (tokens.RevokedTokenError, store.GameNotFoundError):
+        raise
+    except Refusal as error:
+        return refusal_page(error, private_url)
+    assert private_url is not None
+    return redirect(private_url, code=303)

@@ -1,0 +1,415 @@
+"""Fixtures for mail and worker tests, with real components.
+
+- ``app``/``client`` (eager, embedded mode) come from tests/service and run on SQLite and
+  PostgreSQL.
+- ``smtp``: an aiosmtpd ``Controller`` on a free port that records what arrives and can refuse
+  addresses, go down, come back, or hold a message mid-delivery.
+- ``redis_url``: the Redis at 127.0.0.1:6379 (started if it is not running; a clear failure if
+  it cannot be); ``private_redis``: a Redis of the test's own on a free port.
+- ``worker_db``: a PostgreSQL database of this session, emptied before each test.
+- ``start_worker``: a real ``celery worker`` subprocess on that database, Redis and SMTP server.
+- ``web``: the service's app in the test process, queueing rows for those workers.
+
+None of these skip: a missing Redis or PostgreSQL fails with what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import email.message
+import email.policy
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from flask import Flask
+from sqlmodel import SQLModel
+
+from service.db import get_engine, upgrade_schema
+from tests.service.conftest import (  # noqa: F401  (fixtures shared with the service tests)
+    TEST_BASE_URL,
+    TEST_SECRET_KEY,
+    VALID_FORM,
+    PostgresServer,
+    app,
+    client,
+    database_url,
+    make_test_app,
+    new_game,
+    postgres,
+    valid_form,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+CELERY = Path(sys.executable).with_name("celery")
+REDIS_HOST = "127.0.0.1"
+REDIS_PORT = 6379
+
+# Short intervals so that retries and sweeps happen within a test (settings, not code paths).
+FAST_MAIL_SETTINGS: dict[str, str] = {
+    "MAIL_RETRY_BACKOFF_S": "1",
+    "MAIL_RETRY_BACKOFF_MAX_S": "1",
+    "MAIL_MAX_RETRIES": "50",
+    "MAIL_SWEEP_EVERY_S": "0.5",
+    "MAIL_SWEEP_AFTER_S": "1",
+    "MAIL_TIMEOUT_S": "5",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str, step: float = 0.05) -> Any:
+    """Poll ``condition`` until it returns something true; fail saying ``what`` did not happen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}", pytrace=False)
+        time.sleep(step)
+
+
+# ---------------------------------------------------------------- SMTP
+
+
+@dataclass
+class Arrived:
+    """One message the SMTP server accepted."""
+
+    message: email.message.EmailMessage
+    rcpt_tos: list[str]
+    peer: Any
+
+
+@dataclass
+class Mailbox:
+    """The SMTP server's behaviour and record, shared with its asyncio thread."""
+
+    arrived: list[Arrived] = field(default_factory=list)
+    refuse: dict[str, str] = field(default_factory=dict)
+    """Address -> the reply to RCPT TO (e.g. ``550 5.1.1 No such user``)."""
+    delay_s: float = 0.0
+    hold: threading.Event | None = None
+    """When set up: the next DATA waits until this event is set, then answers 451."""
+    holding: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
+    ) -> str:
+        if address in self.refuse:
+            return self.refuse[address]
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        hold = self.hold
+        if hold is not None:
+            self.hold = None
+            self.holding.set()
+            while not hold.is_set():
+                await asyncio.sleep(0.02)
+            return "451 4.3.0 Interrupted, try again"
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        content = envelope.content
+        assert isinstance(content, bytes)
+        parsed = email.message_from_bytes(content, policy=email.policy.default)
+        assert isinstance(parsed, email.message.EmailMessage)
+        with self.lock:
+            self.arrived.append(Arrived(parsed, list(envelope.rcpt_tos), session.peer))
+        return "250 Message accepted"
+
+    def messages(self) -> list[email.message.EmailMessage]:
+        with self.lock:
+            return [arrived.message for arrived in self.arrived]
+
+    def message_ids(self) -> list[str]:
+        return [str(message["Message-ID"]) for message in self.messages()]
+
+
+class SMTPServer:
+    """An aiosmtpd server on a fixed free port that can be stopped and started again."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.mailbox = Mailbox()
+        self._controller: Controller | None = None
+
+    def start(self) -> None:
+        self._controller = Controller(self.mailbox, hostname="127.0.0.1", port=self.port)
+        self._controller.start()
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+
+@pytest.fixture
+def smtp() -> Iterator[SMTPServer]:
+    server = SMTPServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+# ---------------------------------------------------------------- Redis
+
+
+def _redis_up(port: int) -> bool:
+    try:
+        with redis.Redis(host=REDIS_HOST, port=port, socket_timeout=1) as client:
+            return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+def _redis_server_command(port: int) -> list[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail(
+            "redis-server is not installed (apt-get install redis-server); the worker tests "
+            "need a real Redis",
+            pytrace=False,
+        )
+    return [
+        binary,
+        "--bind",
+        REDIS_HOST,
+        "--port",
+        str(port),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "noeviction",
+    ]
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The shared Redis on 6379, started if it is not running."""
+    if not _redis_up(REDIS_PORT):
+        subprocess.run([*_redis_server_command(REDIS_PORT), "--daemonize", "yes"], check=False)
+        wait_for(lambda: _redis_up(REDIS_PORT), 10, f"Redis on {REDIS_HOST}:{REDIS_PORT} to start")
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/0"
+
+
+class PrivateRedis:
+    """A Redis of one test's own, on a free port, that the test may stop and start again."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://{REDIS_HOST}:{self.port}/0"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self._process = subprocess.Popen(
+            _redis_server_command(self.port),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(lambda: _redis_up(self.port), 10, f"a private Redis on port {self.port}")
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(timeout=10)
+            self._process = None
+
+
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    server = PrivateRedis()
+    server.start()
+    yield server
+    server.stop()
+
+
+# ---------------------------------------------------------------- database, web app, worker
+
+
+@pytest.fixture(scope="session")
+def worker_db(request: pytest.FixtureRequest) -> str:
+    """A migrated PostgreSQL database for the tests with a real worker."""
+    server: PostgresServer = request.getfixturevalue("postgres")
+    url = server.new_database()
+    upgrade_schema(url)
+    return url
+
+
+def _empty(flask_app: Flask) -> None:
+    with get_engine(flask_app).begin() as connection:
+        for table in reversed(SQLModel.metadata.sorted_tables):
+            connection.execute(table.delete())
+
+
+@dataclass
+class Stack:
+    """The settings that a test's web app and its workers share."""
+
+    database_url: str
+    redis_url: str
+    smtp: SMTPServer
+    queue: str = field(default_factory=lambda: f"battleline-test-{secrets.token_hex(4)}")
+
+    def env(self) -> dict[str, str]:
+        return {
+            "APP_ENV": "testing",
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "CELERY_DEFAULT_QUEUE": self.queue,
+            "MAIL_SERVER": "127.0.0.1",
+            "MAIL_PORT": str(self.smtp.port),
+            "MAIL_SUPPRESS_SEND": "0",
+            "MAIL_DEFAULT_SENDER": "Battle Line by mail <battleline@bl.test>",
+            "SECRET_KEY": TEST_SECRET_KEY,
+            "BASE_URL": TEST_BASE_URL,
+            **FAST_MAIL_SETTINGS,
+        }
+
+    def app_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {}
+        for name, value in self.env().items():
+            if name in ("APP_ENV", "DATABASE_URL", "SECRET_KEY", "BASE_URL"):
+                continue
+            config[name] = value
+        config["MAIL_PORT"] = self.smtp.port
+        config["MAIL_SUPPRESS_SEND"] = False
+        for name in FAST_MAIL_SETTINGS:
+            config[name] = float(FAST_MAIL_SETTINGS[name])
+        config["MAIL_MAX_RETRIES"] = int(FAST_MAIL_SETTINGS["MAIL_MAX_RETRIES"])
+        return config
+
+
+class WorkerProcess:
+    """A ``celery worker`` subprocess (its own process group: beat's child dies with it)."""
+
+    def __init__(self, stack: Stack, log: Path, *, beat: bool, queues: list[str]) -> None:
+        self.stack = stack
+        self.log = log
+        self.beat = beat
+        self.queues = queues
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        self.starts += 1
+        command = [
+            str(CELERY), "-A", "worker.celery_app:celery_app", "worker",
+            "--pool", "solo", "--loglevel", "INFO",
+            "-Q", ",".join(self.queues),
+            "-n", f"{self.log.stem}-{self.starts}-{secrets.token_hex(3)}@%h",
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+        ]  # fmt: skip
+        if self.beat:
+            schedule = self.log.with_suffix(f".beat{self.starts}")
+            command += ["--beat", "--schedule", str(schedule)]
+        env = {**os.environ, **self.stack.env(), "PYTHONUNBUFFERED": "1"}
+        with open(self.log, "ab") as log:
+            log.write(f"\n=== start {self.starts}\n".encode())
+            log.flush()
+            self.process = subprocess.Popen(
+                command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        marker = f"=== start {self.starts}\n"
+        wait_for(
+            lambda: self._ready(marker),
+            60,
+            f"the celery worker to be ready (log: {self.log})",
+            step=0.1,
+        )
+
+    def _ready(self, marker: str) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            pytest.fail(f"the celery worker exited:\n{self.log_text()[-3000:]}", pytrace=False)
+        text = self.log_text()
+        return " ready." in text[text.rfind(marker) :]
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL the worker (and its beat) with no chance to clean up."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        self.process = None
+
+
+@pytest.fixture
+def stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> Stack:
+    return Stack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
+
+
+@pytest.fixture
+def web(stack: Stack) -> Iterator[Flask]:
+    """The service's app in the test process, on the workers' database and Redis."""
+    flask_app = make_test_app(stack.database_url, **stack.app_config())
+    _empty(flask_app)
+    yield flask_app
+    close_app(flask_app)
+
+
+def close_app(flask_app: Flask) -> None:
+    """Empty the database and close the app's pools (database, Celery's broker connections)."""
+    _empty(flask_app)
+    flask_app.extensions["celery"].close()
+    get_engine(flask_app).dispose()
+
+
+@pytest.fixture
+def start_worker(stack: Stack, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
+    """Start a worker: ``start_worker(beat=True, queues=[...], name="w1")``."""
+    started: list[WorkerProcess] = []
+
+    def start(
+        *, beat: bool = True, queues: list[str] | None = None, name: str = "worker",
+        stack_: Stack | None = None,
+    ) -> WorkerProcess:  # fmt: skip
+        chosen = stack_ or stack
+        worker = WorkerProcess(
+            chosen, tmp_path / f"{name}.log", beat=beat, queues=[chosen.queue, *(queues or [])]
+        )
+        started.append(worker)
+        worker.start()
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()

@@ -1,0 +1,147 @@
+"""Faults with real parts: SMTP down, a worker killed mid-delivery, Redis restarted, two workers
+sweeping at once. Every email arrives, and none twice once it was marked sent."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from flask import Flask
+from sqlmodel import select
+
+from service.db import session_scope
+from service.mail import MailKind, queue_email
+from service.mail.models import OutboxMessage
+from service.mail.outbox import PENDING_KEY, SWEEP_TASK
+from service.models import Player, utcnow
+from tests.service.conftest import make_test_app
+from tests.worker.conftest import (
+    PrivateRedis,
+    SMTPServer,
+    Stack,
+    WorkerProcess,
+    close_app,
+    wait_for,
+)
+from tests.worker.outbox_rows import rows
+
+
+def queue(web: Flask, count: int, *, dispatch: bool = True, start: int = 0) -> list[int]:
+    """Queue ``count`` "my games" emails to distinct players, committed in one transaction."""
+    with web.app_context(), session_scope() as session:
+        ids = []
+        for number in range(start, start + count):
+            player = Player(email=f"p{number}@example.org", display_name=f"Player {number}")
+            session.add(player)
+            session.flush()
+            row = queue_email(
+                session, MailKind.MY_GAMES, player, subject="Your Battle Line games",
+                context={"games_url": f"http://bl.test/me/t{number}"},
+            )  # fmt: skip
+            assert row is not None and row.id is not None
+            ids.append(row.id)
+        if not dispatch:
+            # As if the web process died right after its commit: only the sweep can send them.
+            session.info.pop(PENDING_KEY, None)
+            for row_id in ids:
+                stored = session.get(OutboxMessage, row_id)
+                assert stored is not None
+                stored.next_attempt_at = utcnow()
+        return ids
+
+
+def all_sent(web: Flask, ids: list[int]) -> bool:
+    with web.app_context(), session_scope() as session:
+        found = session.exec(select(OutboxMessage).where(OutboxMessage.id.in_(ids))).all()  # type: ignore[union-attr]
+        return len(found) == len(ids) and all(row.status == "sent" for row in found)
+
+
+def assert_each_arrived_once(web: Flask, smtp: SMTPServer, ids: list[int]) -> None:
+    expected = {row.message_id for row in rows(web) if row.id in ids}
+    counts = Counter(smtp.mailbox.message_ids())
+    assert set(counts) == expected
+    assert max(counts.values()) == 1, counts
+
+
+def test_smtp_down_for_a_while(
+    web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess]
+) -> None:
+    start_worker()
+    smtp.stop()
+    ids = queue(web, 5)
+    wait_for(
+        lambda: all(row.attempts >= 2 for row in rows(web)),
+        30,
+        "every row to have failed twice while SMTP is down",
+    )
+    assert all(row.status == "queued" and "Connection refused" in (row.last_error or "")
+               for row in rows(web))  # fmt: skip
+    smtp.start()
+    wait_for(lambda: all_sent(web, ids), 30, "every email to be sent once SMTP is back")
+    time.sleep(1.5)  # a few more sweeps and retries: nothing is sent again
+    assert_each_arrived_once(web, smtp, ids)
+
+
+def test_worker_killed_mid_delivery(
+    web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess]
+) -> None:
+    worker = start_worker()
+    release = threading.Event()
+    smtp.mailbox.hold = release
+    ids = queue(web, 1)
+    wait_for(smtp.mailbox.holding.is_set, 20, "the worker to be in the middle of sending")
+    worker.kill()
+    release.set()  # the server's answer goes to a dead connection
+    assert rows(web)[0].status == "queued"
+    worker.start()
+    wait_for(lambda: all_sent(web, ids), 30, "the email to be sent after the restart")
+    time.sleep(1.5)
+    assert_each_arrived_once(web, smtp, ids)
+    (row,) = rows(web)
+    assert row.attempts == 1  # the killed attempt rolled back with its transaction
+
+
+def test_redis_restarted(
+    web: Flask,
+    smtp: SMTPServer,
+    private_redis: PrivateRedis,
+    stack: Stack,
+    start_worker: Callable[..., WorkerProcess],
+) -> None:
+    own = Stack(database_url=stack.database_url, redis_url=private_redis.url, smtp=smtp)
+    own_web = make_test_app(own.database_url, **own.app_config())
+    try:
+        start_worker(stack_=own)
+        first = queue(own_web, 1)
+        wait_for(lambda: all_sent(own_web, first), 20, "the first email")
+        private_redis.stop()
+        during = queue(own_web, 2, start=1)  # the commit stands; queueing the task fails
+        private_redis.start()
+        after = queue(own_web, 2, start=3)
+        ids = first + during + after
+        wait_for(lambda: all_sent(own_web, ids), 60, "every email after Redis came back")
+        time.sleep(1.5)
+        assert_each_arrived_once(own_web, smtp, ids)
+    finally:
+        close_app(own_web)
+
+
+def test_two_workers_sweeping_at_once(
+    web: Flask, smtp: SMTPServer, stack: Stack, start_worker: Callable[..., WorkerProcess]
+) -> None:
+    smtp.mailbox.delay_s = 0.02
+    ids = queue(web, 40, dispatch=False)
+    start_worker(beat=False, queues=[stack.queue + "-w1"], name="w1")
+    start_worker(beat=False, queues=[stack.queue + "-w2"], name="w2")
+    sweep = web.extensions["celery"].tasks[SWEEP_TASK]
+    for _ in range(3):
+        # Both at the same moment, each to its own worker's queue.
+        sweep.apply_async(queue=stack.queue + "-w1")
+        sweep.apply_async(queue=stack.queue + "-w2")
+        time.sleep(0.3)
+    wait_for(lambda: all_sent(web, ids), 30, "every row to be swept")
+    assert_each_arrived_once(web, smtp, ids)
+    peers = {arrived.peer for arrived in smtp.mailbox.arrived}
+    assert len(peers) >= 2, "both workers should have sent some of the rows"

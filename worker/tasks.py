@@ -1,0 +1,33 @@
+"""The worker's tasks. Each takes ids, re-loads what it needs, and may run twice without harm:
+that is what lets them be ``acks_late``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from celery import Task, shared_task
+
+from service.mail import delivery
+from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
+
+
+@shared_task(
+    name=DELIVER_TASK,
+    bind=True,
+    acks_late=True,
+    autoretry_for=(delivery.TransientMailError,),
+    # retry_backoff, retry_backoff_max and max_retries come from the settings (task_annotations).
+    retry_jitter=True,
+)
+def deliver(self: Task, outbox_id: int) -> str:  # type: ignore[type-arg]
+    """Send one outbox row if it is still queued; a temporary SMTP failure is recorded on the
+    row and retried with backoff (and the sweep tries again after the retries run out)."""
+    # A worker keeps its SMTP connection between tasks; an eager run (in a web request) does not.
+    postman = None if self.request.is_eager else delivery.worker_postman()
+    return delivery.deliver_one(outbox_id, postman).value
+
+
+@shared_task(name=SWEEP_TASK, acks_late=True)
+def sweep_outbox() -> dict[str, int]:
+    """Send every queued row whose next attempt is due (the beat schedule runs this)."""
+    return asdict(delivery.sweep())
