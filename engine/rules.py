@@ -367,7 +367,8 @@ def _generate_plays(state: GameState) -> Iterator[Move]:
     tactics_ok = state.tactics_played[me] <= state.tactics_played[opp]
     open_flags = [i for i, f in enumerate(state.flags) if f.claimed_by is None]
     free = [i for i in open_flags if len(state.flags[i].cards[me]) < state.flags[i].size(rs)]
-    for card in hand:
+    # In the order a hand is shown (view), so pages list plays card by card as the hand reads.
+    for card in sorted(hand, key=rs.card_order.__getitem__):
         if is_troop(card):
             for i in free:
                 yield Move(seat, Action.PLAY, card=card, flag=i + 1)

@@ -69,6 +69,12 @@ class Ruleset:
         """Every card of the game."""
         return frozenset(self.troops) | frozenset(self.tactics_cards)
 
+    @cached_property
+    def card_order(self) -> dict[Card, int]:
+        """Each card's place when a hand is shown: troops color by color, low to high, then the
+        tactics cards. Use as ``sorted(hand, key=ruleset.card_order.__getitem__)``."""
+        return {card: i for i, card in enumerate(self.troops + self.tactics_cards)}
+
     def parse_card(self, text: str) -> Card:
         """Read a card code of this ruleset, case-insensitively (raises InvalidCardError)."""
         return parse_card(text, self.colors, self.max_value, self.tactics)

@@ -60,7 +60,8 @@ def public_view(state: GameState) -> dict[str, Any]:
     if state.result is not None:
         view["result"] = state.result.termination.value
         view["winner"] = state.result.winner
-        view["hands"] = {s: list(state.hands[i]) for i, s in enumerate(SEATS)}
+        order = state.ruleset.card_order.__getitem__
+        view["hands"] = {s: sorted(state.hands[i], key=order) for i, s in enumerate(SEATS)}
     return view
 
 
@@ -70,5 +71,7 @@ def view(state: GameState, seat: Seat) -> dict[str, Any]:
         raise ValueError(f"{seat!r} is not a seat")
     seen = public_view(state)
     seen["seat"] = seat
-    seen["hand"] = list(state.hands[SEATS.index(seat)])
+    hand = state.hands[SEATS.index(seat)]
+    # Sorted by color and value: the order of the cards in hand is nobody's information.
+    seen["hand"] = sorted(hand, key=state.ruleset.card_order.__getitem__)
     return seen
