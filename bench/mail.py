@@ -1,16 +1,25 @@
-"""Mail throughput: ``python bench/mail.py [-n 400] [--concurrency 1]`` from the repository root.
+"""Mail throughput and turn latency: ``python bench/mail.py [-n 400] [--concurrency 1]
+[--moves 40]`` from the repository root.
 
 Emails per second from the outbox to an aiosmtpd server through the real worker (Redis,
 PostgreSQL, a ``celery worker`` subprocess), beside plain smtplib sending the same messages to the
-same server in the same run (the baseline), and the ratio. Needs PostgreSQL on 127.0.0.1:5432
-(user postgres) and Redis on 127.0.0.1:6379; makes and drops its own database.
+same server in the same run (the baseline), and the ratio. Then the latency of a turn by mail:
+from a move link's POST (the player presses "Confirm") to the opponent's "your turn" email
+arriving at the SMTP server, through the worker's ``start_turn`` and ``deliver`` tasks (p50,
+p99 over ``--moves`` moves, games played by the first link of each email).
+Needs PostgreSQL on 127.0.0.1:5432 (user postgres) and Redis on 127.0.0.1:6379; makes and drops
+its own database.
 ``BENCH_LOGLEVEL=INFO`` keeps the worker's per-task timings in its log (printed path).
 """
 
 from __future__ import annotations
 
 import argparse
+import email
+import email.message
+import email.policy
 import os
+import re
 import secrets
 import signal
 import smtplib
@@ -45,16 +54,115 @@ BASE_URL = "https://bl.bench"
 
 
 class Counting:
-    """An SMTP handler that only counts what it accepts."""
+    """An SMTP handler that counts what it accepts and, when ``keep`` is set, keeps each
+    message with its arrival time (``time.perf_counter``)."""
 
     def __init__(self) -> None:
         self.count = 0
         self.lock = threading.Lock()
+        self.keep = False
+        self.kept: list[tuple[float, str, email.message.Message]] = []
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        arrived = time.perf_counter()
         with self.lock:
             self.count += 1
+            if self.keep:
+                content = envelope.content
+                assert isinstance(content, bytes)
+                message = email.message_from_bytes(content, policy=email.policy.default)
+                self.kept.append((arrived, envelope.rcpt_tos[0], message))
         return "250 OK"
+
+    def after(self, index: int, recipient: str, timeout: float = 30) -> tuple[int, float, str]:
+        """The first kept message from ``index`` on to ``recipient``: (its index, arrival time,
+        text body). Raises TimeoutError."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            with self.lock:
+                for i in range(index, len(self.kept)):
+                    arrived, to, message = self.kept[i]
+                    if to == recipient:
+                        body = message.get_body(preferencelist=("plain",))
+                        assert body is not None
+                        return i, arrived, str(body.get_content())
+            time.sleep(0.001)
+        raise TimeoutError(f"no email to {recipient} arrived")
+
+
+MOVE_LINK = re.compile(r"https://bl\.bench(/m/[^\s/]+/\d+)")
+LINK = re.compile(r"https://bl\.bench(/[^\s]+)")
+
+
+def first_link(text: str, fragment: str) -> str:
+    """The path of the first link in ``text`` containing ``fragment``."""
+    for path in LINK.findall(text):
+        if fragment in path:
+            return str(path)
+    raise LookupError(f"no {fragment} link in:\n{text}")
+
+
+def turn_latencies(app: Any, handler: Counting, moves: int) -> list[float]:
+    """Play games by email (the first move link of each "your turn" email, with the draw its
+    confirm page offers first) and time each move's POST to the opponent's next email."""
+    client = app.test_client()
+    handler.keep = True
+    latencies: list[float] = []
+    game = 0
+    while len(latencies) < moves:
+        game += 1
+        players = {"A": f"a{game}@example.org", "B": f"b{game}@example.org"}
+        form = {
+            "a_name": f"A{game}", "a_email": players["A"], "b_name": f"B{game}",
+            "b_email": players["B"], "ruleset": "battleline", "claims": "advanced",
+        }  # fmt: skip
+        seen = len(handler.kept)
+        assert client.post("/games/new", data=form).status_code == 303
+        seen, _, text = handler.after(seen, players["A"])
+        assert client.post(first_link(text, "/mail/confirm/")).status_code == 200
+        seen, _, text = handler.after(seen + 1, players["B"])
+        assert client.post(first_link(text, "/accept")).status_code == 303
+        # The "game started" emails, then the first "your turn".
+        while True:
+            seen, _, text = _next(handler, seen)
+            if MOVE_LINK.search(text):
+                break
+        while len(latencies) < moves:
+            to_move = handler.kept[seen][1]
+            opponent = players["B"] if to_move == players["A"] else players["A"]
+            path = MOVE_LINK.search(text)
+            assert path is not None, text
+            page = client.get(path.group(1)).get_data(as_text=True)
+            then = re.search(r'<option value="([^"]+)"', page)
+            data = {"then": then.group(1)} if then else {}
+            mark = len(handler.kept)
+            start = time.perf_counter()
+            assert client.post(path.group(1), data=data).status_code == 303
+            seen, arrived, text = handler.after(mark, opponent)
+            latencies.append(arrived - start)
+            if not MOVE_LINK.search(text):
+                break  # the game is over: the next one
+    handler.keep = False
+    return latencies
+
+
+def _next(handler: Counting, index: int) -> tuple[int, float, str]:
+    """The next kept message after ``index``, whoever it is for."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < 30:
+        with handler.lock:
+            if len(handler.kept) > index + 1:
+                arrived, _, message = handler.kept[index + 1]
+                body = message.get_body(preferencelist=("plain",))
+                assert body is not None
+                return index + 1, arrived, str(body.get_content())
+        time.sleep(0.001)
+    raise TimeoutError("no further email arrived")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def wait_until(counter: Counting, target: int, timeout: float) -> float:
@@ -86,6 +194,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=400, help="emails per measurement")
     parser.add_argument("--concurrency", type=int, default=1, help="worker processes")
+    parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
     args = parser.parse_args()
 
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
@@ -155,6 +264,7 @@ def main() -> None:
                     1 for row_id in ids if (row := session.get(OutboxMessage, row_id))
                     and row.status == "sent"
                 )  # fmt: skip
+            latencies = turn_latencies(app, handler, args.moves)
     finally:
         if worker is not None:
             os.killpg(worker.pid, signal.SIGTERM)
@@ -175,6 +285,13 @@ def main() -> None:
     print(f"{label:<44}{worker_s:>9.2f}{worker_rate:>10.0f}")
     print(f"ratio worker/baseline: {worker_rate / baseline_rate:.0%} (aim: 50% or more)")
     print(f"rows marked sent: {sent}/{args.n}; worker log: {log}")
+    print()
+    print(f"Turn latency, move POST -> opponent's email at the SMTP server, {len(latencies)} moves")
+    p50, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.99))
+    print(
+        f"p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {max(latencies) * 1000:.0f} ms "
+        "(aim: p99 under 1000 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     db.init_app(app)
 
-    from service import cli, errors, templating
+    from service import cli, errors, health, templating
     from service.games import bp as games_bp
     from service.games.cli import games_cli
     from service.history import bp as history_bp
@@ -44,6 +44,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(games_bp)
     app.register_blueprint(play_bp)
     app.register_blueprint(history_bp)
+    app.register_blueprint(health.bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
     init_mail(app)
@@ -51,16 +52,22 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def init_mail(app: Flask) -> None:
-    """Flask-Mail, the Celery app (``worker.celery_init_app``), the mail pages, and the
-    development outbox viewer outside production."""
+    """Flask-Mail, the Celery app (``worker.celery_init_app``), the mail pages and ``flask mail``,
+    the turn emails (``service.turns``), and the development outbox viewer outside
+    production."""
     from flask_mail import Mail
 
+    from service import turns
     from service.mail import dev_outbox
     from service.mail import routes as mail_routes
+    from service.mail.cli import mail_cli
     from worker import celery_init_app
 
     Mail(app)
     celery_init_app(app)
     app.register_blueprint(mail_routes.bp)
+    app.cli.add_command(mail_cli)
+    # The start of turns and the game-over emails hook on every move (service.play.moves).
+    turns.init_app(app)
     if app.config["APP_ENV"] != "production":
         app.register_blueprint(dev_outbox.bp)

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from service.turns.settings import turns_config_from_env
+
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
 """The key a development server signs with when none is given; production refuses it."""
 
@@ -56,6 +58,7 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "SQLITE_BUSY_TIMEOUT_S": float(env.get("SQLITE_BUSY_TIMEOUT_S", "15")),
         **mail_config_from_env(env),
+        **turns_config_from_env(env),
     }
 
 

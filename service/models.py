@@ -107,6 +107,8 @@ class Player(SQLModel, table=True):
     """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Bumped to revoke every "my games" link of this player."""
+    digest_sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """When this player's last daily digest was sent (``preferences["digest"]``)."""
     created_at: datetime = _timestamp()
 
 
@@ -161,6 +163,31 @@ class Game(SQLModel, table=True):
     """When the player to move runs out of time; a beat task looks for due ones."""
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     """Winner and reason once finished."""
+    vacation_days: int = Field(default=7, sa_column_kwargs={"server_default": "7"})
+    """Days each player may overrun their deadlines in this game before losing on time."""
+    # The clock of the current turn, kept for service.turns (the deadline policy and the start
+    # of a turn); reset when a turn begins.
+    current_turn: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """The engine's turn number of the turn being played (0 before the deal)."""
+    turn_notified: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """The last turn whose start was handled (automatic claims made, "your turn" queued): a
+    second ``start_turn`` for it changes nothing."""
+    turn_started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """When the current turn began."""
+    reminders_sent: list[str] = Field(
+        default_factory=list,
+        sa_type=sa.JSON,
+        sa_column_kwargs={"server_default": sa.text("'[]'")},
+        nullable=False,
+    )
+    """``service.turns.deadlines.Due`` values of the reminders sent this turn."""
+    last_reminder_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """When this game last sent a reminder (any turn): at most one a day."""
+    late_notice_sent: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """Whether the opponent was told this turn that the player to move runs late."""
+    next_check_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
+    """When the deadline scan looks at this game next (a reminder, the late notice or the
+    deadline may fall due then); None when nothing will."""
 
 
 class Seat(SQLModel, table=True):
@@ -179,6 +206,8 @@ class Seat(SQLModel, table=True):
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Links carry the generation they were made for; bumping it revokes all older links."""
     accepted: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    vacation_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Vacation days this seat has used in this game (``Game.vacation_days`` in all)."""
 
 
 class MoveEntry(SQLModel, table=True):

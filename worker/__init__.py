@@ -15,6 +15,11 @@ from flask import Flask
 
 from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
 
+SCAN_TASK = "worker.scan_deadlines"
+"""``service.turns.scan.SCAN_TASK`` (not imported here: that module needs the app's models)."""
+DIGEST_TASK = "worker.send_digests"
+"""``service.turns.digest.DIGEST_TASK``."""
+
 
 def celery_config(app: Flask) -> dict[str, Any]:
     """Celery settings from the Flask app's config; ``CELERY`` (a dict) overrides any of them."""
@@ -22,6 +27,8 @@ def celery_config(app: Flask) -> dict[str, Any]:
     redis_url: str | None = config.get("REDIS_URL")
     eager = not redis_url
     sweep_every = float(config["MAIL_SWEEP_EVERY_S"])
+    scan_every = float(config["TURN_SCAN_EVERY_S"])
+    digest_every = float(config["DIGEST_CHECK_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -51,7 +58,18 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "schedule": sweep_every,
                 # A sweep that waited longer than one period is stale: the next one is coming.
                 "options": {"expires": sweep_every},
-            }
+            },
+            # Deadlines live in the database; this finds what is due (PITFALLS: no countdowns).
+            "scan-deadlines": {
+                "task": SCAN_TASK,
+                "schedule": scan_every,
+                "options": {"expires": scan_every},
+            },
+            "send-digests": {
+                "task": DIGEST_TASK,
+                "schedule": digest_every,
+                "options": {"expires": digest_every},
+            },
         },
     }
     settings.update(config.get("CELERY") or {})

@@ -4,11 +4,13 @@ that is what lets them be ``acks_late``."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from celery import Task, shared_task
 
 from service.mail import delivery
 from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
+from service.turns import digest, scan, start
 
 
 @shared_task(
@@ -31,3 +33,24 @@ def deliver(self: Task, outbox_id: int) -> str:  # type: ignore[type-arg]
 def sweep_outbox() -> dict[str, int]:
     """Send every queued row whose next attempt is due (the beat schedule runs this)."""
     return asdict(delivery.sweep())
+
+
+@shared_task(name=start.START_TURN_TASK, acks_late=True)
+def start_turn(game_id: int, turn: int) -> str:
+    """The start of a turn: automatic claims, then the "your turn" email. Idempotent through
+    ``games.turn_notified`` (a second run for the same turn does nothing)."""
+    return start.start_turn(game_id, turn).value
+
+
+@shared_task(name=scan.SCAN_TASK, acks_late=True)
+def scan_deadlines() -> dict[str, Any]:
+    """Reminders, running-late notes, vacation days and timeouts due now, and lost turn starts
+    (the beat schedule runs this every minute). Idempotent: each game is changed under its lock
+    and only when its ``next_check_at`` has come."""
+    return asdict(scan.scan_deadlines())
+
+
+@shared_task(name=digest.DIGEST_TASK, acks_late=True)
+def send_digests() -> int:
+    """Today's digests not sent yet (``players.digest_sent_at`` keeps it to one a day)."""
+    return len(digest.send_digests())

@@ -13,6 +13,7 @@ from service.games.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
 from service.games.lifecycle import create_game
 from service.links import external_url, private_page_url
 from service.models import Game, Seat, Visibility
+from service.turns.settings import DEFAULT_VACATION_DAYS
 
 games_cli = AppGroup("games", help="Create games and print or revoke their links.")
 
@@ -45,6 +46,12 @@ def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
     help="Claim timing (R4/R5); default: the ruleset's (advanced).",
 )
 @click.option("--days", "days_per_move", type=int, default=DEFAULT_DAYS_PER_MOVE)
+@click.option(
+    "--vacation-days",
+    type=int,
+    default=DEFAULT_VACATION_DAYS,
+    help="Days each player may overrun deadlines before losing on time.",
+)
 @click.option("--visibility", type=click.Choice([v.value for v in Visibility]), default="unlisted")
 def create_command(**options: object) -> None:
     """Create a game and print both private links (B still has to accept)."""

@@ -15,6 +15,7 @@ from engine import RULESETS, ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
 from service.models import Visibility
 from service.refusal import Refusal
+from service.turns.settings import DEFAULT_VACATION_DAYS, MAX_VACATION_DAYS
 
 MAX_NAME_LENGTH = 40
 MAX_EMAIL_LENGTH = 254
@@ -42,6 +43,8 @@ class NewGame:
     claims: ClaimTiming
     days_per_move: int
     visibility: Visibility
+    vacation_days: int = DEFAULT_VACATION_DAYS
+    """Days each player may overrun deadlines before losing on time."""
 
 
 class FormError(Refusal):
@@ -92,7 +95,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
     """Validate a submitted new-game form. Raises FormError naming every bad field.
 
     Missing optional fields get defaults: the ruleset's claim timing, three days per move,
-    unlisted.
+    seven vacation days, unlisted.
     """
     errors: dict[str, str] = {}
     values: dict[str, str] = {}
@@ -131,6 +134,15 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
                 f"must be a whole number of days from 1 to {MAX_DAYS_PER_MOVE}"
             )
 
+    vacation = DEFAULT_VACATION_DAYS
+    vacation_text = form.get("vacation_days", "").strip()
+    if vacation_text:
+        vacation = int(vacation_text) if re.fullmatch(r"[0-9]{1,2}", vacation_text) else -1
+        if not 0 <= vacation <= MAX_VACATION_DAYS:
+            errors["vacation_days"] = (
+                f"must be a whole number of days from 0 to {MAX_VACATION_DAYS}"
+            )
+
     visibility = Visibility.UNLISTED
     visibility_text = form.get("visibility", "")
     if visibility_text:
@@ -150,4 +162,5 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         claims=claims,
         days_per_move=days,
         visibility=visibility,
+        vacation_days=vacation,
     )

@@ -16,7 +16,7 @@ from service.games.forms import NewGame
 from service.games.records import deal_fields
 from service.mail import emails as mail_emails
 from service.mail import invitations as mail_invitations
-from service.models import Game, GameStatus, Seat, utcnow
+from service.models import Game, GameStatus, Seat
 from service.refusal import Refusal
 
 
@@ -44,6 +44,7 @@ def create_game(session: Session, new: NewGame) -> tuple[Game, dict[str, Seat]]:
         seed=seed,
         seed_commitment=engine.seed_commitment(seed),
         days_per_move=new.days_per_move,
+        vacation_days=new.vacation_days,
         visibility=new.visibility.value,
     )
     session.add(game)
@@ -91,10 +92,16 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     already answered: 409) and the token errors of ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
     _check_invitation(game, seat, "accept")
+    # Imported here: service.turns reaches this module through service.play.
+    from service.turns import clock
+    from service.turns.start import begin_turn
+
     seat.accepted = True
     session.add(seat)
-    deal_and_start(session, game, utcnow())
+    deal_and_start(session, game, clock.now())
     mail_emails.queue_game_started(session, game)
+    # The first turn starts like every other: its "your turn" email, after the commit.
+    begin_turn(session, game, 1)
     return game
 
 

@@ -22,15 +22,20 @@ from service.games.lifecycle import (
 )
 from service.games.summaries import load_summary
 from service.links import private_page_url
-from service.mail.invitations import check_can_invite
+from service.mail.addresses import bouncing_addresses
+from service.mail.invitations import check_can_invite, invitation_waits_for_confirmation
 from service.models import GameStatus, Visibility
+from service.turns.settings import DEFAULT_VACATION_DAYS
 
 FORM_DEFAULTS = {
     "ruleset": "battleline",
     "claims": ClaimTiming.ADVANCED.value,
     "days_per_move": str(DEFAULT_DAYS_PER_MOVE),
+    "vacation_days": str(DEFAULT_VACATION_DAYS),
     "visibility": Visibility.UNLISTED.value,
 }
+PREFILLED = ("a_name", "a_email", "b_name", "b_email", *FORM_DEFAULTS)
+"""Fields a link may fill in (``/games/new?a_name=...``: "play again" in the game-over email)."""
 
 
 def _render_new_game(
@@ -55,7 +60,9 @@ def index() -> Response:
 
 @bp.get("/games/new")
 def new_game() -> tuple[str, int]:
-    return _render_new_game(dict(FORM_DEFAULTS), {}, 200)
+    # Only fills the form: nothing is created before the person presses its button.
+    given = {name: request.args.get(name, "")[:254] for name in PREFILLED if name in request.args}
+    return _render_new_game({**FORM_DEFAULTS, **given}, {}, 200)
 
 
 @bp.post("/games/new")
@@ -85,12 +92,18 @@ def private_page(token: str) -> str:
 
             return render_private_page(session, game, seat, token)
         summary = load_summary(session, game)
+        assert game.id is not None
+        # The creator's invitation waits until they confirm their address: "check your email".
+        waits = seat.seat == "A" and invitation_waits_for_confirmation(session, game.id)
+        bouncing = bouncing_addresses(session, game.id)
     return render_template(
         "games/private.html",
         game=summary,
         seat=seat.seat,
         token=token,
         invited=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+        waits_for_confirmation=waits,
+        bouncing=bouncing,
     )
 
 

@@ -1,5 +1,5 @@
 """Views of the history area. Everything here only reads, except the "my games" request, which
-makes (and, later, mails) a link and changes nothing in the database."""
+makes a link and mails it (an outbox row; no game changes)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from service.history.my_games import (
     games_of,
     player_for_token,
     public_games,
-    request_my_games_link,
 )
 from service.history.pages import public_page_context, record_json
+from service.mail.emails import send_my_games_link
 from service.models import Game
 from service.refusal import Refusal
 
@@ -71,13 +71,14 @@ def my_games_request_sent() -> tuple[str, int]:
         if len(email) > MAX_EMAIL_FIELD:
             raise EmailFormError("That is longer than any email address.")
         with session_scope() as session:
-            link = request_my_games_link(session, email)
+            # Emails the link (a few a day per address at most); None for an unknown address.
+            link = send_my_games_link(session, email)
     except EmailFormError as error:
         page = render_template(
             "history/my_games_request.html", email=email, sent=False, error=str(error)
         )
         return page, error.status
-    # The same page whether or not the address is known; development shows the link itself.
+    # The same page whether or not the address is known; development also shows the link.
     shown = link if current_app.config["APP_ENV"] != "production" else None
     page = render_template(
         "history/my_games_request.html", email=email, sent=True, error=None, dev_link=shown

@@ -269,8 +269,9 @@ class SweepReport:
     retry: int = 0
 
 
-def sweep(limit: int | None = None) -> SweepReport:
-    """Send queued rows whose ``next_attempt_at`` has come, oldest first, one transaction each.
+def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepReport:
+    """Send queued rows whose ``next_attempt_at`` has come (by ``due_by``, default now), oldest
+    first, one transaction each.
 
     Rows another worker holds are skipped (SKIP LOCKED). Stops at the first temporary failure:
     the server is likely down, and every row keeps its own next attempt time.
@@ -280,7 +281,7 @@ def sweep(limit: int | None = None) -> SweepReport:
     with Postman() as postman:
         for _ in range(batch):
             with session_scope() as session:
-                row = _lock_next_due(session, utcnow())
+                row = _lock_next_due(session, due_by or utcnow())
                 if row is None:
                     break
                 outcome = attempt(session, row, postman)

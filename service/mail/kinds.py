@@ -36,6 +36,20 @@ class MailKind(enum.StrEnum):
     """To both players: the cut, who begins, the seed commitment."""
     MY_GAMES = "my_games"
     """To a player who asked for it: the link to the list of their games."""
+    YOUR_TURN = "your_turn"
+    """To the player to move: the opponent's last turn, the claims made for them, the board,
+    their hand, the deadline, a link per legal move (by card) and the private page."""
+    REMINDER = "reminder"
+    """To the player to move, before the deadline (half, 80%, a day before; one a day)."""
+    TIMEOUT_NOTICE = "timeout_notice"
+    """To both players: a deadline passed; a vacation day was used, or the player lost on time."""
+    RUNNING_LATE = "running_late"
+    """To the opponent of a player who runs late (80% of the time used or a day left)."""
+    GAME_OVER = "game_over"
+    """To both players: the result, the flags, the points, the seed (R3), play again."""
+    DIGEST = "digest"
+    """Once a day, to a player who chose it instead of "your turn" emails: the games where it
+    is their turn."""
 
     @property
     def rules(self) -> KindRules:
@@ -47,4 +61,10 @@ KIND_RULES: dict[MailKind, KindRules] = {
     MailKind.INVITATION: KindRules(game_thread=True, requested=False, invitation=True),
     MailKind.GAME_STARTED: KindRules(game_thread=True, requested=False),
     MailKind.MY_GAMES: KindRules(game_thread=False, requested=True),
+    MailKind.YOUR_TURN: KindRules(game_thread=True, requested=False),
+    MailKind.REMINDER: KindRules(game_thread=True, requested=False),
+    MailKind.TIMEOUT_NOTICE: KindRules(game_thread=True, requested=False),
+    MailKind.RUNNING_LATE: KindRules(game_thread=True, requested=False),
+    MailKind.GAME_OVER: KindRules(game_thread=True, requested=False),
+    MailKind.DIGEST: KindRules(game_thread=False, requested=False),
 }

@@ -19,8 +19,9 @@ from sqlmodel import Session, col, func, select
 import engine
 from service import store
 from service.games.records import game_record
-from service.models import Game, GameStatus, MoveEntry, utcnow
+from service.models import Game, GameStatus, MoveEntry
 from service.refusal import Refusal
+from service.turns import clock
 
 MAX_MOVES_PER_CALL = 8
 """A turn is at most a handful of entries (claims, a play, Scout draws, a return, a draw)."""
@@ -236,7 +237,7 @@ def apply_moves(
         events.extend(happened)
         state = after
     store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
-    _update_game(game, state, events, now or utcnow())
+    _update_game(game, state, events, now or clock.now())
     session.add(game)
     session.flush()
     if has_app_context():

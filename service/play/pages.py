@@ -43,6 +43,12 @@ def _follow_ups(state: engine.GameState, move: Move) -> list[dict[str, Any]]:
     ]
 
 
+def draws_after(state: engine.GameState, move: Move) -> list[dict[str, Any]]:
+    """The draws (or ``end``) that may follow ``move`` at once: the confirm page of a move link
+    offers them, so that one press plays the card and ends the turn."""
+    return _follow_ups(state, move)
+
+
 def action_groups(state: engine.GameState, seat: str) -> dict[str, Any]:
     """Every legal move of ``seat`` now, grouped the way the page offers them.
 

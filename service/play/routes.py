@@ -16,7 +16,8 @@ from service.db import session_scope
 from service.errors import wants_json
 from service.games.lifecycle import seat_for_token
 from service.games.summaries import load_summary
-from service.models import Game, GameStatus, Seat
+from service.mail.addresses import bouncing_addresses
+from service.models import Game, GameStatus, Player, Seat
 from service.play import bp
 from service.play.moves import (
     AlreadyPlayedError,
@@ -27,14 +28,17 @@ from service.play.moves import (
     load_state,
     state_at,
 )
-from service.play.pages import private_page_context
+from service.play.pages import draws_after, private_page_context
 from service.play.words import instruction
 from service.refusal import Refusal
+from service.turns.preferences import turn_preferences
 
 MAX_FIELD_LENGTH = 100
 """No move in the notation is longer; anything longer is not a person pressing a button."""
 MAX_PLY = 100_000
 THEN_CHOICES = ("", "draw troops", "draw tactics", "end")
+THEN_MOVES = (engine.Action.PLAY, engine.Action.PASS)
+"""Moves a move link may follow at once with the draw (or ``end``) that ends the turn."""
 RETURN_FIELDS = ("return_1", "return_2", "return_3")
 
 Page = tuple[Response | str, int]
@@ -76,15 +80,21 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
 
 
 def render_private_page(session: Session, game: Game, seat: Seat, token: str) -> str:
-    """The private page of a dealt game (the games area shows invitations itself)."""
+    """The private page of a dealt game (the games area shows invitations itself), with the
+    seats whose email bounces and the player's turn preferences."""
+    assert game.id is not None
     summary = load_summary(session, game)
     state = load_state(session, game)
+    player = session.get(Player, seat.player_id)
+    assert player is not None
     return render_template(
         "play/private.html",
         game=summary,
         seat=seat.seat,
         token=token,
         invited=False,
+        bouncing=bouncing_addresses(session, game.id),
+        preferences=turn_preferences(player),
         **private_page_context(session, game, seat.seat, state),
     )
 
@@ -201,6 +211,8 @@ def move_link(token: str, index: int) -> Page:
             return refusal_page(error, private_url)
         summary = load_summary(session, game)
         context = private_page_context(session, game, seat.seat, state)
+        # A card played (or a pass) can end the turn with its draw in the same press.
+        then = draws_after(state, move) if move.action in THEN_MOVES else []
     page = render_template(
         "play/confirm.html",
         game=summary,
@@ -208,6 +220,7 @@ def move_link(token: str, index: int) -> Page:
         words=instruction(move),
         private_url=private_url,
         action=url_for("play.move_link", token=token, index=index),
+        then=then,
         **context,
     )
     return page, 200
@@ -223,7 +236,11 @@ def play_move_link(token: str, index: int) -> Response | Page:
             assert game.id is not None
             private_url = _private_url(game.id, seat)
             move = _linked_move(session, game, move_token, index)
-            apply_moves(session, game.id, seat.seat, move_token.ply, [move])
+            then = _field("then", required=False).lower()
+            if then not in THEN_CHOICES or (then and move.action not in THEN_MOVES):
+                raise FormError(f"'{then}' cannot follow this move; choose a deck to draw from.")
+            moves: list[engine.Move | str] = [move, then] if then else [move]
+            apply_moves(session, game.id, seat.seat, move_token.ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):
         raise
     except Refusal as error:

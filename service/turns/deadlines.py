@@ -101,3 +101,27 @@ def after_vacation_day(clock: TurnClock) -> TurnClock:
         last_reminder=clock.last_reminder,
         vacation_days_left=clock.vacation_days_left - 1,
     )
+
+
+def late_moment(clock: TurnClock, lead: timedelta = DAY) -> datetime:
+    """When the opponent is told that the player runs late: 80% of the time used or ``lead``
+    before the deadline, whichever comes first (only the 80% mark when the lead would fall at the
+    very start of the turn)."""
+    moments = reminder_moments(clock, lead)
+    eighty, last_day = moments[Due.REMIND_EIGHTY], moments[Due.REMIND_LAST_DAY]
+    return min(eighty, last_day) if last_day > clock.started else eighty
+
+
+def next_check(clock: TurnClock, lead: timedelta = DAY, *, late_told: bool = True) -> datetime:
+    """The earliest moment anything could fall due for this turn (a reminder, the late notice,
+    the deadline): the beat task looks at a game again only then. Never later than the true
+    moment, so nothing is missed; a check that finds nothing due only recomputes this."""
+    candidates = [clock.deadline]
+    gate = clock.last_reminder + DAY if clock.last_reminder is not None else None
+    for due, moment in reminder_moments(clock, lead).items():
+        if due in clock.reminders_sent or moment <= clock.started:
+            continue
+        candidates.append(max(moment, gate) if gate is not None else moment)
+    if not late_told:
+        candidates.append(late_moment(clock, lead))
+    return min(candidates)

@@ -41,7 +41,7 @@ def bodies(message: email.message.EmailMessage) -> tuple[str, str]:
 
 
 def play_to_game_started(web: Flask, smtp: SMTPServer) -> None:
-    """Create a game, confirm, accept: confirmation, invitation, 2 x game started."""
+    """Create a game, confirm, accept: confirmation, invitation, 2 x game started, your turn."""
     client = web.test_client()
     assert client.post("/games/new", data=VALID_FORM).status_code == 303
     (confirmation,) = arrived(smtp, 1)
@@ -50,7 +50,7 @@ def play_to_game_started(web: Flask, smtp: SMTPServer) -> None:
     invitation = arrived(smtp, 2)[1]
     text, _ = bodies(invitation)
     assert client.post(path_of(link_to(text, "/accept"))).status_code == 303
-    arrived(smtp, 4)
+    arrived(smtp, 5)  # "game started" to both, then "your turn" to the first player
 
 
 def test_an_email_arrives_with_its_headers_and_working_links(
@@ -93,7 +93,10 @@ def test_an_email_arrives_with_its_headers_and_working_links(
     assert message["Subject"] == by_id[invitation.message_id]["Subject"]
 
 
-@pytest.mark.parametrize("kind", list(MailKind))
+@pytest.mark.parametrize(
+    "kind",
+    [MailKind.CONFIRM_ADDRESS, MailKind.INVITATION, MailKind.GAME_STARTED, MailKind.MY_GAMES],
+)  # the turn emails: tests/worker/test_turn_emails.py
 def test_each_kind_of_email_is_delivered(
     web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess], kind: MailKind
 ) -> None:
@@ -102,7 +105,7 @@ def test_each_kind_of_email_is_delivered(
     if kind is MailKind.MY_GAMES:
         with web.app_context(), session_scope() as session:
             assert send_my_games_link(session, "alice@example.org") is not None
-        arrived(smtp, 5)
+        arrived(smtp, 6)
     row = rows(web, kind=kind)[-1]
     wait_for(lambda: rows(web, id=row.id)[0].status == "sent", 10, "the row marked sent")
     (message,) = [m for m in smtp.mailbox.messages() if m["Message-ID"] == row.message_id]

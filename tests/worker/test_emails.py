@@ -21,6 +21,7 @@ from service.mail.models import AddressStatus, OutboxMessage
 from service.models import Game, Player
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows
+from tests.worker.turn_games import bring_every_turn_email
 
 CARD_CODE = re.compile(r"\b[ROYGBP](10|[1-9])\b")
 
@@ -153,6 +154,8 @@ def test_every_email_has_the_required_headers_and_inline_styles(
 ) -> None:
     invitation = invited_game(app, client)
     client.post(path_of(link_to(invitation.text_body, "/accept")))
+    assert invitation.game_id is not None
+    bring_every_turn_email(app, client, invitation.game_id)
     with app.app_context(), session_scope() as session:
         bob = session.exec(select(Player).where(Player.email == "bob@example.org")).one()
         queue_my_games_email(session, bob, "http://bl.test/me/token")

@@ -1,0 +1,606 @@
+"""Service throughput: ``python bench/service.py`` from the repository root (.venv/bin/python).
+
+Starts gunicorn on a PostgreSQL database of its own (made and dropped here) and measures, side by
+side in one run, requests per second and p50/p99 latency of
+
+- ``GET /healthz``: a minimal Flask endpoint, the baseline;
+- ``GET /p/<token>``: the private page of the seat to move (hand, board, legal moves, claim proofs);
+- ``GET /games/<public_id>?ply=N``: the public replay page, N in the middle of the game;
+- ``POST /p/<token>/move``: a real move, each request in a different game (the first move form of
+  the private page, as a browser sends it),
+
+with 1,000 and then with 100,000 games stored. The load generator is ``wrk`` (Debian's package,
+``apt-get install -y wrk``) with a Lua script that walks a list of requests; its own CPU use is
+printed beside the baseline so it can be seen not to be the bottleneck.
+
+How the games are made: a few real games are created, accepted and played through the service's
+own functions (random legal moves from a fixed seed) up to the start of a turn in mid-game; then
+their rows are copied in SQL (``INSERT ... SELECT`` over ``generate_series``): games, two new
+players and two seats per game, the whole move log, and the latest snapshot (the one the service
+reads; older snapshots are a cache nobody reads and would only take disk space).
+
+Mail: by default the emails a move causes are queued to Redis on 127.0.0.1:6379 (a queue of this
+run, deleted at the end; no worker consumes it), as in production. ``--eager-mail`` runs the
+embedded mode instead (the email is rendered and "sent" inside the request).
+
+No assertion on timings anywhere: this prints figures and the aims beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from random import Random
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+
+import engine  # noqa: E402
+from service import create_app, tokens  # noqa: E402
+from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
+from service.games.forms import parse_new_game  # noqa: E402
+from service.games.lifecycle import accept_invitation, create_game  # noqa: E402
+from service.play.moves import apply_moves, load_state  # noqa: E402
+from service.store import get_game  # noqa: E402
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+SECRET_KEY = "bench-secret-key-bench-secret-key-0123456789"
+BASE_URL = "https://bl.bench"
+TEMPLATES = 8
+"""Real games played through the service; every other game is a copy of one of them."""
+SIZES = (1_000, 100_000)
+WARM_UP_POSTS = 64
+ENDPOINTS = ("GET /healthz", "private page", "public page ?ply=mid", "move POST")
+LUA = r"""
+-- Walks the requests of a file, one line each: METHOD <tab> PATH <tab> BODY (url-encoded).
+local requests = {}
+local next_index = 0
+local limit = 0
+local answered = 0
+
+function init(args)
+  for line in io.lines(args[1]) do
+    local method, path, body = line:match("^(%u+)\t([^\t]+)\t?(.*)$")
+    local headers = {}
+    if method == "POST" then
+      headers["Content-Type"] = "application/x-www-form-urlencoded"
+    else
+      body = nil
+    end
+    requests[#requests + 1] = wrk.format(method, path, headers, body)
+  end
+  -- "once": each request is sent at most once (each POST plays in its own game). Only then
+  -- is there a response() to call: wrk hands it every body, which costs the client time.
+  if args[2] == "once" then
+    limit = #requests
+    response = function(status, headers, body)
+      answered = answered + 1
+      if answered >= limit then wrk.thread:stop() end
+    end
+  end
+end
+
+function request()
+  next_index = next_index + 1
+  return requests[(next_index - 1) % #requests + 1]
+end
+
+function done(summary, latency, requests)
+  io.write(string.format(
+    '@@{"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"max_us":%d,' ..
+    '"status_errors":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d}\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    latency.max, summary.errors.status, summary.errors.connect, summary.errors.read,
+    summary.errors.write, summary.errors.timeout))
+end
+"""
+
+
+# --- the real games ---------------------------------------------------------------------------
+
+
+@dataclass
+class Template:
+    """A real game stopped at the start of a turn in mid-game."""
+
+    game_id: int
+    ply: int
+    to_move: str
+    form: dict[str, str] = field(default_factory=dict)
+    """The first move form of the private page of the seat to move (filled in once served)."""
+
+
+def play_template(index: int, rng: Random) -> Template:
+    """Create, accept and play one game through the service (in an app context) up to the
+    start of a turn at a ply from 30 to 50, with random legal moves."""
+    form = {
+        "a_name": f"Ann {index}",
+        "a_email": f"template{index}a@bench.example",
+        "b_name": f"Ben {index}",
+        "b_email": f"template{index}b@bench.example",
+    }
+    with session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form))
+        game.seed = f"bench-{index}"
+        game.seed_commitment = engine.seed_commitment(game.seed)
+        session.add(game)
+        assert game.id is not None
+        game_id = game.id
+    with session_scope() as session:
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+    target = rng.randint(30, 50)
+    while True:
+        with session_scope() as session:
+            state = load_state(session, get_game(session, game_id))
+            if state.result is not None:
+                raise RuntimeError(f"template {index} ended before ply {target}; change the seed")
+            if state.ply >= target and state.phase is engine.Phase.START:
+                assert state.to_move is not None
+                return Template(game_id=game_id, ply=state.ply, to_move=state.to_move)
+            move = rng.choice(engine.legal_moves(state))
+            apply_moves(session, game_id, move.seat, state.ply, [move])
+
+
+class FirstMoveForm(HTMLParser):
+    """The fields that pressing the first move button of a private page sends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] | None = None
+        self._current: dict[str, str] | None = None
+        self._select: str | None = None
+        self._button: tuple[str, str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {key: value or "" for key, value in attrs}
+        if self.fields is not None:
+            return
+        if tag == "form" and a.get("action", "").endswith("/move"):
+            self._current, self._button = {}, None
+        elif self._current is None:
+            return
+        elif tag == "input" and a.get("type") == "hidden":
+            self._current[a["name"]] = a.get("value", "")
+        elif tag == "select":
+            self._select = a["name"]
+        elif tag == "option" and self._select is not None:
+            if self._select not in self._current or "selected" in a:
+                self._current[self._select] = a.get("value", "")
+        elif tag == "button" and a.get("name") == "move" and self._button is None:
+            self._button = ("move", a.get("value", ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = None
+        elif tag == "form" and self._current is not None:
+            if self._button is not None:
+                self.fields = {**self._current, self._button[0]: self._button[1]}
+            self._current = None
+
+
+def first_move_form(html: str) -> dict[str, str]:
+    parser = FirstMoveForm()
+    parser.feed(html)
+    if not parser.fields:
+        raise RuntimeError("the private page of the seat to move has no move form")
+    return parser.fields
+
+
+# --- copying rows ------------------------------------------------------------------------------
+
+
+def columns(db: psycopg.Connection[Any], table: str, skip: set[str]) -> list[str]:
+    """The columns of ``table`` but ``skip``, whatever migrations added since this was written."""
+    rows = db.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+        "AND table_schema = 'public' ORDER BY ordinal_position",
+        (table,),
+    ).fetchall()
+    return [name for (name,) in rows if name not in skip]
+
+
+def copy_games(
+    db: psycopg.Connection[Any], templates: list[Template], first: int, last: int
+) -> None:
+    """Games ``first``..``last`` (their ids) as copies of the templates, round robin. Copy g
+    has players 2g-1 (seat A) and 2g (seat B); template ids and player ids are all lower."""
+    ids = "ARRAY[" + ",".join(str(t.game_id) for t in templates) + "]::int[]"
+    template_of = f"({ids})[g % {len(templates)} + 1]"
+    series = f"generate_series({first}, {last}) AS g"
+    game_cols = columns(db, "games", {"id", "public_id"})
+    player_cols = columns(db, "players", {"id", "email"})
+    seat_cols = columns(db, "seats", {"id", "game_id", "player_id"})
+    move_cols = columns(db, "moves", {"id", "game_id"})
+    snap_cols = columns(db, "snapshots", {"id", "game_id"})
+
+    def listed(names: list[str], prefix: str) -> tuple[str, str]:
+        return ", ".join(names), ", ".join(f"{prefix}.{n}" for n in names)
+
+    into, values = listed(game_cols, "t")
+    db.execute(
+        f"INSERT INTO games (id, public_id, {into}) SELECT g, 'bench-' || g, {values} "
+        f"FROM {series} JOIN games t ON t.id = {template_of}"
+    )
+    player = "2 * g - 1 + (s.seat = 'B')::int"
+    into, values = listed(player_cols, "p")
+    db.execute(
+        f"INSERT INTO players (id, email, {into}) "
+        f"SELECT {player}, 'g' || g || lower(s.seat) || '@bench.example', {values} "
+        f"FROM {series} JOIN seats s ON s.game_id = {template_of} "
+        "JOIN players p ON p.id = s.player_id"
+    )
+    into, values = listed(seat_cols, "s")
+    db.execute(
+        f"INSERT INTO seats (game_id, player_id, {into}) SELECT g, {player}, {values} "
+        f"FROM {series} JOIN seats s ON s.game_id = {template_of}"
+    )
+    into, values = listed(move_cols, "m")
+    db.execute(
+        f"INSERT INTO moves (game_id, {into}) SELECT g, {values} "
+        f"FROM {series} JOIN moves m ON m.game_id = {template_of}"
+    )
+    into, values = listed(snap_cols, "s")
+    db.execute(
+        f"INSERT INTO snapshots (game_id, {into}) SELECT g, {values} FROM {series} "
+        f"JOIN snapshots s ON s.game_id = {template_of} AND s.ply = "
+        "(SELECT max(ply) FROM snapshots l WHERE l.game_id = s.game_id)"
+    )
+    for table in ("games", "players"):
+        db.execute(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
+        )
+    # Settle the new rows before measuring: statistics, visibility map, and no checkpoint due.
+    db.execute("VACUUM ANALYZE")
+    db.execute("CHECKPOINT")
+
+
+# --- gunicorn and wrk -------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_gunicorn(
+    env: dict[str, str], port: int, workers: int, log: Path
+) -> subprocess.Popen[bytes]:
+    command = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
+        "--backlog", "2048", "--log-level", "warning", "service:create_app()",
+    ]  # fmt: skip
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.read() == b"ok":
+                    time.sleep(1.0)  # every worker booted, not only the first
+                    return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"gunicorn did not answer /healthz; see {log}")
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds used so far by the live processes of process group ``pgid`` (gunicorn)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid:  # pgrp; utime and stime follow at 11 and 12
+            total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def host_busy() -> float:
+    """CPU seconds the whole machine has been busy (all cores), from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return (sum(values[:8]) - idle) / TICK
+
+
+@dataclass
+class Result:
+    endpoint: str
+    games: int
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+    client_cpu: float
+    """The load generator's CPU seconds per wall second (1.0 = one core)."""
+    server_ms: float
+    """gunicorn's CPU milliseconds per request (master and workers): steadier than req/s on a
+    shared machine."""
+    others: float
+    """Cores busy with everything but gunicorn and wrk: PostgreSQL, Redis, and whatever else
+    runs on the machine (a high figure means the run was disturbed)."""
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+
+def run_wrk(
+    url: str,
+    lines: list[str],
+    workdir: Path,
+    *,
+    seconds: float,
+    connections: int,
+    once: bool = False,
+    pgid: int = 0,
+) -> dict[str, Any]:
+    requests_file = workdir / "requests.tsv"
+    requests_file.write_text("\n".join(lines) + "\n")
+    script = workdir / "walk.lua"
+    script.write_text(LUA)
+    command = [
+        "wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
+        "-s", str(script), url, "--", str(requests_file), "once" if once else "cycle",
+    ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before, busy_before = group_cpu(pgid), host_busy()
+    start = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    wall = time.perf_counter() - start
+    server_cpu, busy = group_cpu(pgid) - server_before, host_busy() - busy_before
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    match = re.search(r"^@@(\{.*\})$", out, re.MULTILINE)
+    if not match:
+        raise RuntimeError(f"wrk printed no summary:\n{out}")
+    data: dict[str, Any] = json.loads(match.group(1))
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    data["client_cpu"] = cpu / wall
+    data["server_cpu"] = server_cpu
+    data["others"] = max(0.0, busy - server_cpu - cpu) / wall
+    return data
+
+
+def measure(
+    name: str, games: int, base: str, lines: list[str], workdir: Path, args: argparse.Namespace,
+    *, once: bool = False,
+) -> Result:  # fmt: skip
+    if once:
+        # Warm up on games of their own: a POST game serves once.
+        warm, lines = lines[:WARM_UP_POSTS], lines[WARM_UP_POSTS:]
+        run_wrk(base, warm, workdir, seconds=3, connections=args.connections, once=True)
+    else:
+        run_wrk(base, lines, workdir, seconds=2, connections=args.connections)
+    data = run_wrk(
+        base,
+        lines,
+        workdir,
+        seconds=args.seconds,
+        connections=args.connections,
+        once=once,
+        pgid=args.server_pgid,
+    )
+    errors = sum(data[k] for k in ("status_errors", "connect", "read", "write", "timeout"))
+    result = Result(
+        endpoint=name,
+        games=games,
+        requests=data["requests"],
+        seconds=data["duration_us"] / 1e6,
+        p50_ms=data["p50_us"] / 1000,
+        p99_ms=data["p99_us"] / 1000,
+        errors=errors,
+        client_cpu=data["client_cpu"],
+        server_ms=data["server_cpu"] * 1000 / max(1, data["requests"]),
+        others=data["others"],
+    )
+    print(
+        f"  {name:<22}{games:>9,} games {result.rate:>8.0f} req/s  p50 {result.p50_ms:6.1f} ms"
+        f"  p99 {result.p99_ms:6.1f} ms  errors {errors}  server {result.server_ms:5.1f} ms CPU/req"
+        f"  (wrk {result.client_cpu:.0%} of a core, others {result.others:.2f} cores)",
+        flush=True,
+    )
+    return result
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--connections", type=int, default=16, help="wrk connections")
+    parser.add_argument("--seconds", type=float, default=8, help="per measurement")
+    parser.add_argument("--eager-mail", action="store_true", help="embedded mode, no Redis")
+    parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
+    args = parser.parse_args()
+    if args.seconds < 3:
+        parser.error("--seconds must be 3 or more: shorter runs measure little but start-up")
+
+    admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    database = f"battleline_bench_{secrets.token_hex(4)}"
+    admin.execute(f'CREATE DATABASE "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    queue = f"battleline-bench-{secrets.token_hex(4)}"
+    env = {
+        "APP_ENV": "production",
+        "DATABASE_URL": url,
+        "SECRET_KEY": SECRET_KEY,
+        "BASE_URL": BASE_URL,
+        "REDIS_URL": "" if args.eager_mail else REDIS_URL,
+        "CELERY_DEFAULT_QUEUE": queue,
+        "MAIL_SERVER": "",
+        "MAIL_SUPPRESS_SEND": "1",
+    }
+    workdir = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    server: subprocess.Popen[bytes] | None = None
+    app = None
+    results: list[Result] = []
+    try:
+        upgrade_schema(url)
+        app = create_app({**env, "REDIS_URL": env["REDIS_URL"] or None, "MAIL_SERVER": None})
+        rng = Random(20250301)
+        start = time.perf_counter()
+        with app.app_context():
+            templates = [play_template(i, rng) for i in range(TEMPLATES)]
+        print(
+            f"{TEMPLATES} real games played through the service in "
+            f"{time.perf_counter() - start:.1f} s, at plies "
+            + ", ".join(str(t.ply) for t in templates),
+            flush=True,
+        )
+        port = free_port()
+        server = start_gunicorn(env, port, args.workers, workdir / "gunicorn.log")
+        args.server_pgid = server.pid  # start_new_session: the master leads the group
+        base = f"http://127.0.0.1:{port}"
+        with app.app_context():
+            for t in templates:
+                token = tokens.make_private_token(t.game_id, t.to_move, 0)
+                with urllib.request.urlopen(f"{base}/p/{token}", timeout=10) as page:
+                    t.form = first_move_form(page.read().decode())
+        by_id = {t.game_id: t for t in templates}
+        template_ids = [t.game_id for t in templates]
+        assert template_ids == list(range(1, TEMPLATES + 1)), template_ids
+
+        db = psycopg.connect(url.replace("+psycopg", ""), autocommit=True)
+        stored = TEMPLATES
+        used_for_moves = 0
+        for size in SIZES:
+            start = time.perf_counter()
+            copy_games(db, templates, stored + 1, size)
+            stored = size
+            print(f"{size:,} games stored (copied in {time.perf_counter() - start:.1f} s)")
+            row = db.execute("SELECT max(id) FROM snapshots").fetchone()
+            last_snapshot = row[0] if row else 0
+            # Copy g is a copy of template (g % TEMPLATES) + 1, as copy_games makes them.
+            template_of = {g: by_id[template_ids[g % TEMPLATES]] for g in range(1, size + 1)}
+            sample = Random(size).sample(range(TEMPLATES + 1, size + 1), min(2000, size - 8))
+            with app.app_context():
+                private = [
+                    f"GET\t/p/{tokens.make_private_token(g, template_of[g].to_move, 0)}"
+                    for g in sample
+                ]
+                moves = []
+                for g in range(used_for_moves + TEMPLATES + 1, size + 1):
+                    t = template_of[g]
+                    body = urllib.parse.urlencode(t.form)
+                    token = tokens.make_private_token(g, t.to_move, 0)
+                    moves.append(f"POST\t/p/{token}/move\t{body}")
+            public = [f"GET\t/games/bench-{g}?ply={template_of[g].ply // 2}" for g in sample]
+            results.append(measure("GET /healthz", size, base, ["GET\t/healthz"], workdir, args))
+            results.append(measure("private page", size, base, private, workdir, args))
+            results.append(measure("public page ?ply=mid", size, base, public, workdir, args))
+            results.append(measure("move POST", size, base, moves, workdir, args, once=True))
+            used_for_moves = size - TEMPLATES
+            played = db.execute(
+                "SELECT count(DISTINCT game_id) FROM snapshots WHERE id > %s", (last_snapshot,)
+            ).fetchone()
+            print(f"  games moved on by these POSTs: {played[0] if played else 0}")
+        db.close()
+        if args.keep:
+            print(f"database kept: {url}")
+    finally:
+        if server is not None:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+        if app is not None:
+            app.extensions["celery"].close()
+            get_engine(app).dispose()
+        if not args.eager_mail:
+            try:
+                import redis
+
+                client = redis.Redis.from_url(REDIS_URL)
+                client.delete(queue, f"_kombu.binding.{queue}")
+                client.close()
+            except Exception as error:  # cleanup must not hide the figures
+                print(f"could not delete the Redis queue {queue}: {error}")
+        if not args.keep:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.close()
+
+    report(results, args)
+
+
+def report(results: list[Result], args: argparse.Namespace) -> None:
+    mail = "embedded (eager)" if args.eager_mail else "queued to Redis"
+    print()
+    print(
+        f"gunicorn {args.workers} sync workers, wrk 1 thread {args.connections} connections, "
+        f"{args.seconds:.0f} s per line; PostgreSQL; mail {mail}; {os.cpu_count()} cores"
+    )
+    print(
+        f"{'endpoint':<22}{'games':>9}{'req/s':>8}{'p50 ms':>8}{'p99 ms':>8}{'errors':>7}"
+        f"{'CPU ms/req':>11}{'others':>8}"
+    )
+    for r in results:
+        print(
+            f"{r.endpoint:<22}{r.games:>9,}{r.rate:>8.0f}{r.p50_ms:>8.1f}{r.p99_ms:>8.1f}"
+            f"{r.errors:>7}{r.server_ms:>11.1f}{r.others:>8.2f}"
+        )
+    print(
+        "CPU ms/req: gunicorn's CPU time per request; others: cores busy with anything but "
+        "gunicorn and wrk (PostgreSQL, Redis, other programs) during the line"
+    )
+    by = {(r.endpoint, r.games): r for r in results}
+    print()
+    for size in SIZES:
+        base = by[("GET /healthz", size)]
+        if not base.rate:
+            continue
+        print(
+            f"{size:,} games: private page {by[('private page', size)].rate / base.rate:.0%} of "
+            f"the baseline (aim >= 40%), move POST {by[('move POST', size)].rate / base.rate:.0%}"
+            f" (aim >= 20%), public page {by[('public page ?ply=mid', size)].rate / base.rate:.0%}"
+        )
+        cpu = {name: base.server_ms / by[(name, size)].server_ms for name in ENDPOINTS[1:]}
+        print(
+            "  the same from gunicorn's CPU per request (steadier when the machine is shared): "
+            + ", ".join(f"{name} {share:.0%}" for name, share in cpu.items())
+        )
+    small, large = SIZES
+    for name in ENDPOINTS:
+        before, after = by[(name, small)].p99_ms, by[(name, large)].p99_ms
+        ratio = f"{after / before:.2f}x" if before else "n/a"
+        print(f"p99 {large:,} vs {small:,} games, {name}: {ratio} (aim <= 1.2x)")
+    baseline = by[("GET /healthz", small)]
+    print(
+        f"load generator: wrk used {baseline.client_cpu:.0%} of one core during the baseline "
+        "(the 2 cores are shared with gunicorn and PostgreSQL)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The daily digest: one email a day, at ``DIGEST_HOUR_UTC``, to each player who chose it,
+listing every game where it is their turn. A beat task looks every ``DIGEST_CHECK_EVERY_S``;
+``players.digest_sent_at``, checked and set with the player's row locked, keeps it to one a day
+however often the task runs (or if it ran late)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import current_app
+from sqlmodel import Session, col, select
+
+import engine
+from service import store
+from service.db import session_scope
+from service.links import private_page_url
+from service.mail.game_emails import queue_digest
+from service.models import Game, GameStatus, Player, Seat
+from service.turns import clock
+from service.turns.preferences import turn_preferences
+
+DIGEST_TASK = "worker.send_digests"
+"""The Celery name of ``worker.tasks.send_digests``."""
+
+
+def digest_moment(now: datetime) -> datetime:
+    """The latest digest time (today's ``DIGEST_HOUR_UTC``, or yesterday's) at or before now."""
+    hour = int(current_app.config["DIGEST_HOUR_UTC"])
+    today = now.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return today if today <= now else today - timedelta(days=1)
+
+
+def games_to_play(session: Session, player: Player) -> list[dict[str, Any]]:
+    """The player's active games where it is their turn, oldest deadline first."""
+    rows = session.exec(
+        select(Game, Seat)
+        .join(Seat, col(Seat.game_id) == col(Game.id))
+        .where(Seat.player_id == player.id, Game.status == GameStatus.ACTIVE)
+        .order_by(col(Game.deadline), col(Game.id))
+    ).all()
+    found = []
+    for game, seat in rows:
+        assert game.id is not None
+        if game.rules_version != engine.RULES_VERSION:
+            continue
+        snapshot = store.latest_snapshot(session, game.id)
+        if snapshot is None:
+            continue
+        seen = engine.public_view(engine.state_from_json(snapshot.state))
+        if seen["to_move"] != seat.seat:
+            continue
+        seats = store.seats_of(session, game.id)
+        opponent = seats["B" if seat.seat == "A" else "A"][1]
+        found.append(
+            {
+                "ruleset_title": engine.get_ruleset(game.ruleset).title,
+                "opponent": opponent.display_name,
+                "move_number": seen["ply"] + 1,
+                "deadline": game.deadline,
+                "private_url": private_page_url(seat),
+            }
+        )
+    return found
+
+
+def send_digests(now: datetime | None = None) -> list[int]:
+    """Queue today's digest for every player who chose it, has a game to play, and has not had
+    today's yet. Returns their player ids."""
+    now = now or clock.now()
+    since = digest_moment(now)
+    with session_scope() as session:
+        playing = (
+            select(Seat.player_id)
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .where(Game.status == GameStatus.ACTIVE)
+        )
+        candidates = session.exec(select(Player).where(col(Player.id).in_(playing))).all()
+        ids = [
+            p.id
+            for p in candidates
+            if p.id is not None
+            and turn_preferences(p).digest
+            and (p.digest_sent_at is None or p.digest_sent_at < since)
+        ]
+    sent = []
+    for player_id in ids:
+        with session_scope() as session:
+            player = session.exec(
+                select(Player)
+                .where(Player.id == player_id)
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            ).one()
+            if player.digest_sent_at is not None and player.digest_sent_at >= since:
+                continue  # another run sent it
+            games = games_to_play(session, player)
+            if not games:
+                continue
+            queue_digest(session, player, games)
+            player.digest_sent_at = now
+            session.add(player)
+            sent.append(player_id)
+    return sent

@@ -1,0 +1,25 @@
+"""Settings of turns across days, read from the environment (``service.config`` adds them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+DEFAULT_VACATION_DAYS = 7
+MAX_VACATION_DAYS = 30
+
+
+def turns_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """The reminder lead, how often the beat task scans, the digest hour."""
+    return {
+        # The last reminder falls this long before the deadline.
+        "TURN_REMINDER_LEAD_H": float(env.get("TURN_REMINDER_LEAD_H", "24")),
+        # The beat task that sends reminders, uses vacation days and applies timeouts.
+        "TURN_SCAN_EVERY_S": float(env.get("TURN_SCAN_EVERY_S", "60")),
+        "TURN_SCAN_BATCH": int(env.get("TURN_SCAN_BATCH", "500")),
+        # A turn whose start task has not run this long after the move is started by the scan.
+        "TURN_START_GRACE_S": float(env.get("TURN_START_GRACE_S", "30")),
+        # The daily digest goes out at this hour (UTC); the beat task looks this often.
+        "DIGEST_HOUR_UTC": int(env.get("DIGEST_HOUR_UTC", "7")),
+        "DIGEST_CHECK_EVERY_S": float(env.get("DIGEST_CHECK_EVERY_S", "900")),
+    }

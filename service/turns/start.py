@@ -1,0 +1,186 @@
+"""The start of a turn: automatic claims (R5), then the "your turn" email.
+
+When a move begins a turn (the engine's ``TurnStarted``), the move listener resets the turn's
+clock on the game row and remembers ``(game, turn)`` on the session; after the commit the
+``start_turn`` task is queued (run at once in the embedded, eager mode). The task locks the game
+and does its work only if ``games.turn_notified`` is still below that turn, then raises it in the
+same transaction: running it twice changes nothing the second time and sends no second email.
+A task lost on the way (Redis down, a worker killed) is found by the deadline scan
+(``sweep_unstarted_turns``).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from flask import Flask, current_app, has_app_context
+from sqlmodel import Session, col, select
+
+import engine
+from service import store
+from service.db import session_scope
+from service.mail.game_emails import MadeClaim, queue_game_over, queue_your_turn
+from service.models import Game, GameStatus
+from service.play.moves import add_move_listener, apply_moves, load_state
+from service.turns import clock
+from service.turns.deadlines import Due, TurnClock, next_check
+from service.turns.preferences import turn_preferences
+
+logger = logging.getLogger(__name__)
+
+START_TURN_TASK = "worker.start_turn"
+"""The Celery name of ``worker.tasks.start_turn``."""
+
+PENDING_KEY = "battleline.turns.pending"
+"""Where a session keeps the (game id, turn) pairs whose start it must queue after commit."""
+
+
+class Started(enum.StrEnum):
+    """What one ``start_turn`` run came to."""
+
+    STARTED = "started"
+    ALREADY = "already"
+    """This turn's start was handled before: nothing done."""
+    STALE = "stale"
+    """The game is past that turn (or over): nothing to do."""
+
+
+def reminder_lead() -> timedelta:
+    return timedelta(hours=float(current_app.config["TURN_REMINDER_LEAD_H"]))
+
+
+def turn_clock(game: Game, vacation_days_left: int) -> TurnClock:
+    """What the deadline policy needs, from the game row."""
+    assert game.deadline is not None
+    started = game.turn_started_at or game.deadline - timedelta(days=game.days_per_move)
+    return TurnClock(
+        started=started,
+        deadline=game.deadline,
+        reminders_sent=frozenset(Due(value) for value in game.reminders_sent),
+        last_reminder=game.last_reminder_at,
+        vacation_days_left=vacation_days_left,
+    )
+
+
+def begin_turn(session: Session, game: Game, turn: int) -> None:
+    """A turn began: reset its clock and queue its start after the commit. Call with the game
+    locked, after its deadline was set for this turn (``apply_moves`` / the deal do that)."""
+    assert game.id is not None and game.deadline is not None
+    game.current_turn = turn
+    # The deadline was just set to the turn's start plus the days per move.
+    game.turn_started_at = game.deadline - timedelta(days=game.days_per_move)
+    game.reminders_sent = []
+    game.late_notice_sent = False
+    # Vacation days do not change when reminders fall, so any seat's count gives the same time.
+    game.next_check_at = next_check(turn_clock(game, 0), reminder_lead(), late_told=False)
+    session.add(game)
+    session.info.setdefault(PENDING_KEY, []).append((game.id, turn))
+
+
+def on_moves(
+    session: Session, game: Game, state: engine.GameState, events: list[engine.Event]
+) -> None:
+    """The move listener: a finished game gets its game-over emails; a new turn its start."""
+    if state.result is not None:
+        game.next_check_at = None
+        session.add(game)
+        queue_game_over(session, game, state)
+        return
+    turns = [event for event in events if isinstance(event, engine.TurnStarted)]
+    if turns:
+        begin_turn(session, game, turns[-1].turn)
+
+
+def start_turn(game_id: int, turn: int) -> Started:
+    """Make the automatic claims of ``turn`` (if the player chose them and the advanced rule is
+    in force) and queue the "your turn" email (unless the player reads a daily digest), once.
+    A claim may end the game: then the game-over emails go instead."""
+    now = clock.now()
+    with session_scope() as session:
+        game = store.lock_game(session, game_id)
+        if game.turn_notified >= turn:
+            return Started.ALREADY
+        if game.status != GameStatus.ACTIVE:
+            return Started.STALE
+        state = load_state(session, game)
+        if state.result is not None or state.turn != turn:
+            game.turn_notified = max(game.turn_notified, turn)
+            session.add(game)
+            return Started.STALE
+        seat = state.to_move
+        _, player = store.seats_of(session, game_id)[seat]
+        chosen = turn_preferences(player)
+        made: list[MadeClaim] = []
+        if chosen.automatic_claims:
+            claims = engine.automatic_claims(state)
+            if claims:
+                state, events = apply_moves(session, game_id, seat, state.ply, claims, now=now)
+                made = [
+                    MadeClaim(flag=e.flag, reason=e.reason)
+                    for e in events
+                    if isinstance(e, engine.FlagClaimed)
+                ]
+        game = store.lock_game(session, game_id)
+        game.turn_notified = turn
+        session.add(game)
+        if state.result is None and not chosen.digest:
+            queue_your_turn(
+                session, game, state, claims_made=made, automatic_claims=chosen.automatic_claims
+            )
+    return Started.STARTED
+
+
+def sweep_unstarted_turns(now: datetime) -> list[tuple[int, int]]:
+    """Start every turn whose ``start_turn`` task has not run ``TURN_START_GRACE_S`` after the
+    turn began (the task was lost). Returns the (game, turn) pairs started."""
+    grace = timedelta(seconds=float(current_app.config["TURN_START_GRACE_S"]))
+    with session_scope() as session:
+        waiting = session.exec(
+            select(Game.id, Game.current_turn).where(
+                Game.status == GameStatus.ACTIVE,
+                col(Game.turn_notified) < col(Game.current_turn),
+                col(Game.turn_started_at) <= now - grace,
+            )
+        ).all()
+    started = []
+    for game_id, turn in waiting:
+        assert game_id is not None
+        if start_turn(game_id, turn) is Started.STARTED:
+            logger.warning("started turn %s of game %s by the sweep", turn, game_id)
+            started.append((game_id, turn))
+    return started
+
+
+def dispatch(pending: list[tuple[int, int]]) -> None:
+    """Queue ``start_turn`` for each (game, turn) (eager mode: run it now). After the commit."""
+    if not has_app_context():
+        logger.warning("turns %s began outside an app: the deadline scan starts them", pending)
+        return
+    task = current_app.extensions["celery"].tasks[START_TURN_TASK]
+    for game_id, turn in pending:
+        try:
+            task.delay(game_id, turn)
+        # The move is committed and the scan starts lost turns; a broker failure must not turn
+        # the move just made into an error page.
+        except Exception:
+            logger.exception("could not queue the start of turn %s of game %s", turn, game_id)
+
+
+@sa.event.listens_for(Session, "after_commit")
+def _queue_after_commit(session: Session) -> None:
+    pending: list[tuple[int, int]] | None = session.info.pop(PENDING_KEY, None)
+    if pending:
+        dispatch(pending)
+
+
+@sa.event.listens_for(Session, "after_rollback")
+def _forget_after_rollback(session: Session) -> None:
+    session.info.pop(PENDING_KEY, None)
+
+
+def init_app(app: Flask) -> None:
+    """Hook the start of turns and the game-over emails on every move of ``app``."""
+    add_move_listener(app, on_moves)

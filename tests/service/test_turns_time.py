@@ -1,0 +1,201 @@
+"""Deadlines across days with the service's clock moved forward (``CLOCK_NOW``), never sleeping:
+reminders, the running-late note, vacation days, the loss on time, the scan finding lost turn
+starts, the daily digest and ``flask mail sweep``; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from unittest import mock
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+import engine
+from service.db import session_scope
+from service.mail import MailKind
+from service.play.moves import apply_moves
+from service.turns.digest import send_digests
+from service.turns.scan import scan_deadlines
+from service.turns.start import start_turn
+from tests.service.conftest import VALID_FORM
+from tests.worker.outbox_rows import get_ok, link_to, rows
+from tests.worker.turn_games import (
+    at,
+    confirm_and_draw,
+    create_confirm_accept,
+    email_kinds,
+    game_row,
+    move_links,
+    plain_turn,
+    set_preferences,
+    state_of,
+)
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+H = timedelta(hours=1)
+EMAILS = {"A": "alice@example.org", "B": "bob@example.org"}
+
+
+def other(seat: str) -> str:
+    return "B" if seat == "A" else "A"
+
+
+def new_kinds(app: Flask, before: int) -> list[tuple[str, str]]:
+    return email_kinds(app)[before:]
+
+
+def scan_at(app: Flask, moment: datetime) -> list[tuple[str, str]]:
+    """Move the clock to ``moment``, run the scan; the emails it queued as (kind, recipient)."""
+    before = len(email_kinds(app))
+    at(app, moment)
+    with app.app_context():
+        scan_deadlines()
+    return new_kinds(app, before)
+
+
+def test_reminders_running_late_vacation_days_and_the_loss_on_time(
+    app: Flask, client: FlaskClient
+) -> None:
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, {**VALID_FORM, "vacation_days": "2"})
+    mover = state_of(app, game_id).to_move
+    late, waiting = EMAILS[mover], EMAILS[other(mover)]
+    game = game_row(app, game_id)
+    assert game.deadline == T0 + 72 * H and game.turn_started_at == T0
+    assert game.next_check_at == T0 + 36 * H
+
+    assert scan_at(app, T0 + 35 * H) == []
+    assert scan_at(app, T0 + 36 * H) == [("reminder", late)]  # half the time
+    assert scan_at(app, T0 + 36 * H) == [], "the same moment again: nothing twice"
+    # A day before the deadline: the opponent hears that the player runs late; the reminder
+    # that fell due then waits (one a day) and goes out at 80% of the time.
+    assert scan_at(app, T0 + 48 * H) == [("running_late", waiting)]
+    assert scan_at(app, T0 + 59 * H) == []
+    assert scan_at(app, T0 + 60 * H) == [("reminder", late)]
+    assert scan_at(app, T0 + 71 * H) == []
+    # The deadline passes: a vacation day, both told, a day more.
+    notices = scan_at(app, T0 + 72 * H)
+    assert sorted(notices) == sorted([("timeout_notice", late), ("timeout_notice", waiting)])
+    game = game_row(app, game_id)
+    assert game.deadline == T0 + 96 * H
+    notice = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=late)[-1]
+    assert "1 vacation day was used: 1 left" in notice.text_body
+    assert "It is still your turn" in notice.text_body
+    assert scan_at(app, T0 + 95 * H) == []
+    assert len(scan_at(app, T0 + 96 * H)) == 2
+    assert "0 left" in rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=waiting)[-1].text_body
+    # No vacation day left: the player loses on time, and the game-over emails follow.
+    final = scan_at(app, T0 + 120 * H)
+    assert sorted(final) == sorted(
+        [("timeout_notice", late), ("timeout_notice", waiting), ("game_over", late),
+         ("game_over", waiting)]
+    )  # fmt: skip
+    state = state_of(app, game_id)
+    assert state.result is not None
+    assert state.result.termination is engine.Termination.TIME
+    assert state.result.winner == other(mover)
+    game = game_row(app, game_id)
+    assert game.status == "finished" and game.deadline is None and game.next_check_at is None
+    assert "ran out of time" in rows(app, kind=MailKind.GAME_OVER, recipient=waiting)[0].text_body
+    assert scan_at(app, T0 + 500 * H) == []
+
+
+def test_a_move_starts_the_other_players_clock(app: Flask, client: FlaskClient) -> None:
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    mover = state_of(app, game_id).to_move
+    assert scan_at(app, T0 + 36 * H) == [("reminder", EMAILS[mover])]
+    at(app, T0 + 40 * H)
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    assert confirm_and_draw(client, url) == 303
+    game = game_row(app, game_id)
+    assert game.turn_started_at == T0 + 40 * H and game.deadline == T0 + 112 * H
+    assert game.reminders_sent == [] and game.late_notice_sent is False
+    assert game.current_turn == game.turn_notified == 2
+    assert scan_at(app, T0 + 75 * H) == []
+    assert scan_at(app, T0 + 76 * H) == [("reminder", EMAILS[other(mover)])]
+
+
+def test_the_scan_starts_a_turn_whose_task_was_lost(app: Flask, client: FlaskClient) -> None:
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    state = state_of(app, game_id)
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    with mock.patch("service.turns.start.dispatch"):  # the task never reaches a worker
+        assert confirm_and_draw(client, url) == 303
+    game = game_row(app, game_id)
+    assert (game.current_turn, game.turn_notified) == (2, 1)
+    assert len(rows(app, kind=MailKind.YOUR_TURN)) == 1
+    app.config["TURN_START_GRACE_S"] = 30
+    assert scan_at(app, T0 + timedelta(seconds=10)) == []
+    assert scan_at(app, T0 + timedelta(seconds=31)) == [("your_turn", EMAILS[other(state.to_move)])]
+    assert game_row(app, game_id).turn_notified == 2
+    assert scan_at(app, T0 + timedelta(seconds=90)) == []
+
+
+def test_the_daily_digest_instead_of_an_email_per_turn(app: Flask, client: FlaskClient) -> None:
+    at(app, T0)  # 09:00 UTC; the digest goes at 07:00
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    first = state_of(app, game_id).to_move
+    second = other(first)
+    set_preferences(app, EMAILS[second], automatic_claims=True, digest=True)
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    assert confirm_and_draw(client, url) == 303
+    assert [r.recipient for r in rows(app, kind=MailKind.YOUR_TURN)] == [EMAILS[first]]
+    with app.app_context():
+        assert len(send_digests()) == 1
+        assert send_digests() == [], "once a day"
+    digest = rows(app, kind=MailKind.DIGEST)
+    assert [r.recipient for r in digest] == [EMAILS[second]]
+    assert digest[0].subject == "Battle Line: your turn in 1 game"
+    assert "Battle Line against" in digest[0].text_body
+    get_ok(client, link_to(digest[0].text_body, "/p/"))
+    at(app, T0 + 21 * H)  # 06:00 the next day: not yet
+    with app.app_context():
+        assert send_digests() == []
+    at(app, T0 + 22 * H)  # 07:00: the next digest
+    with app.app_context():
+        assert len(send_digests()) == 1
+    # The first player (no digest) never gets one.
+    assert {r.recipient for r in rows(app, kind=MailKind.DIGEST)} == {EMAILS[second]}
+
+
+def test_flask_mail_sweep_runs_the_scan_once(app: Flask, client: FlaskClient) -> None:
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    mover = state_of(app, game_id).to_move
+    at(app, T0 + 36 * H)
+    result = app.test_cli_runner().invoke(args=["mail", "sweep"])
+    assert result.exit_code == 0, result.output
+    assert "reminders 1" in result.output and "emails sent" in result.output
+    assert rows(app, kind=MailKind.REMINDER)[0].recipient == EMAILS[mover]
+    assert "flask --app service mail sweep" in client.get("/dev/outbox").get_data(as_text=True)
+
+
+def test_a_claim_at_the_start_of_a_turn_can_end_the_game(app: Flask, client: FlaskClient) -> None:
+    """Automatic claims end the game when they make a breakthrough: game over, no "your turn"."""
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    # Play until a turn starts where the automatic claims win the game.
+    with mock.patch("service.turns.start.dispatch"):
+        for _ in range(400):
+            state = state_of(app, game_id)
+            assert state.result is None
+            claims = engine.automatic_claims(state)
+            if state.phase is engine.Phase.START and claims:
+                won = state
+                for claim in claims:
+                    won, _ = engine.apply(won, claim)
+                if won.result is not None:
+                    break
+            with app.app_context(), session_scope() as session:
+                apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
+        else:
+            raise AssertionError("no winning claim came up")
+    before = len(rows(app, kind=MailKind.YOUR_TURN))
+    with app.app_context():
+        start_turn(game_id, state.turn)
+    final = state_of(app, game_id)
+    assert final.result is not None and final.result.winner == state.to_move
+    assert len(rows(app, kind=MailKind.YOUR_TURN)) == before
+    assert len(rows(app, kind=MailKind.GAME_OVER)) == 2
