@@ -135,16 +135,39 @@ def action_groups(state: engine.GameState, seat: str) -> dict[str, Any]:
 
 def proof_rows(state: engine.GameState, seat: str) -> list[dict[str, Any]]:
     """For every unclaimed flag, whether ``seat`` could claim it on the board as it stands, and
-    the prover's reason (R13). The reasons name only cards nobody can see yet or open ones."""
-    return [
-        {
-            "flag": flag,
-            "claimable": proof.claimable,
-            "reason": proof.reason,
-            "reason_pieces": with_cards(proof.reason, state.ruleset),
-        }
-        for flag, proof in sorted(engine.claim_proofs(state, seat).items())
-    ]
+    the prover's reason (R13). The reasons name only cards nobody can see yet or open ones.
+
+    Flags where the seat's own side is still incomplete share one row ("Flags 1, 2, 5"): early
+    in a game that is most of them, and nine identical lines hide the ones that matter.
+    """
+    rows: list[dict[str, Any]] = []
+    incomplete: list[int] = []
+    for flag, proof in sorted(engine.claim_proofs(state, seat).items()):
+        if not proof.claimable and proof.mine is None and "incomplete" in proof.reason:
+            incomplete.append(flag)
+            continue
+        rows.append(
+            {
+                "label": f"Flag {flag}",
+                "flag": flag,
+                "claimable": proof.claimable,
+                "reason": proof.reason,
+                "reason_pieces": with_cards(proof.reason, state.ruleset),
+            }
+        )
+    if incomplete:
+        plural = len(incomplete) > 1
+        reason = "your side is not complete yet"
+        rows.append(
+            {
+                "label": ("Flags " if plural else "Flag ") + ", ".join(map(str, incomplete)),
+                "flag": incomplete[0],
+                "claimable": False,
+                "reason": reason,
+                "reason_pieces": with_cards(reason, state.ruleset),
+            }
+        )
+    return rows
 
 
 def log_rows(

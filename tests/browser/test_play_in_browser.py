@@ -197,20 +197,20 @@ def test_two_seats_play_with_a_scout(
     expect(status_line(bob)).to_contain_text("Your turn")
     assert flag_side(bob, 5, "left") == ["blue 7"]
     bob.get_by_role("button", name=re.compile("^Scout")).click()
-    expect(status_line(bob)).to_contain_text("You are scouting: drew 0 of up to 3")
+    expect(status_line(bob)).to_contain_text("You are scouting: draw up to three cards")
     assert "Scout" not in hand(bob)
     shots(bob, "bob-scouting")
 
     bob.get_by_role("button", name=re.compile("^Draw from the troop deck")).click()
-    expect(status_line(bob)).to_contain_text("drew 1 of up to 3")
+    expect(status_line(bob)).to_contain_text("1 card drawn")
     assert "green 9" in hand(bob)
     # Seen the green 9: now the tactics deck.
     bob.get_by_role("button", name=re.compile("^Draw from the tactics deck")).click()
-    expect(status_line(bob)).to_contain_text("drew 2 of up to 3")
+    expect(status_line(bob)).to_contain_text("2 cards drawn")
     assert "Fog" in hand(bob)
     shots(bob, "bob-scout-two-drawn")
     bob.get_by_role("button", name=re.compile("^Draw from the troop deck")).click()
-    expect(status_line(bob)).to_contain_text("drew 3 of up to 3")
+    expect(status_line(bob)).to_contain_text("three cards drawn")
     assert "red 8" in hand(bob)
     assert bob.get_by_role("button", name=re.compile("^Draw from")).count() == 0
     assert len(hand(bob)) == 9
