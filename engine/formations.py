@@ -151,6 +151,19 @@ def troop_table(ruleset: Ruleset) -> dict[Card, tuple[int, int]]:
     return _deck(ruleset).parts
 
 
+def _run_starts(vmask: int, size: int, max_value: int) -> range:
+    """The starts of the runs of ``size`` values that hold every value of ``vmask``, highest
+    first (no wrap-around, R10)."""
+    hi = max_value - size + 1
+    lo = 1
+    if vmask:
+        top = vmask.bit_length() - 1
+        bottom = (vmask & -vmask).bit_length() - 1
+        hi = min(hi, bottom)
+        lo = max(lo, top - size + 1)
+    return range(hi, lo - 1, -1)
+
+
 def _top_bits(mask: int, n: int) -> list[int]:
     """The n highest values set in mask, highest first."""
     out: list[int] = []
@@ -252,15 +265,8 @@ def best_reachable(
     if same_color and distinct:
         # Wedge: the highest run start that the side's values, its wild cards and the pool of
         # its color can fill; the first hit from the top is the best Wedge (R10)
-        hi = max_value - size + 1
-        lo = 1
-        if troops:
-            top = vmask.bit_length() - 1
-            bottom = (vmask & -vmask).bit_length() - 1
-            hi = min(hi, bottom)
-            lo = max(lo, top - size + 1)
         run_bits = (1 << size) - 1
-        for start in range(hi, lo - 1, -1):
+        for start in _run_starts(vmask, size, max_value):
             missing = (run_bits << start) & ~vmask
             for ci in colors_to_try:
                 avail = masks[ci]
@@ -309,15 +315,8 @@ def best_reachable(
         any_value = 0
         for m in masks:
             any_value |= m
-        hi = max_value - size + 1
-        lo = 1
-        if troops:
-            top = vmask.bit_length() - 1
-            bottom = (vmask & -vmask).bit_length() - 1
-            hi = min(hi, bottom)
-            lo = max(lo, top - size + 1)
         run_bits = (1 << size) - 1
-        for start in range(hi, lo - 1, -1):
+        for start in _run_starts(vmask, size, max_value):
             missing = (run_bits << start) & ~vmask
             got = _match(missing, any_value, allowed)
             if got is not None:

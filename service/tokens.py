@@ -116,11 +116,30 @@ class PlayerToken:
     generation: int
 
 
-def _serializer(purpose: Purpose) -> URLSafeTimedSerializer:
+def signed_serializer(salt: str) -> URLSafeTimedSerializer:
+    """A serializer for one purpose (its salt) with the app's keys, newest last (rotation)."""
     config = current_app.config
     # itsdangerous signs with the last key and accepts every key of the list.
     keys = [*config["SECRET_KEY_FALLBACKS"], config["SECRET_KEY"]]
-    return URLSafeTimedSerializer(keys, salt=f"battleline.{purpose.value}")
+    return URLSafeTimedSerializer(keys, salt=salt)
+
+
+def load_signed(serializer: URLSafeTimedSerializer, token: str) -> Any:
+    """The payload of a token, checked for signature and age (TOKEN_MAX_AGE_DAYS).
+
+    Raises ExpiredTokenError or TamperedTokenError; the payload's shape is the caller's to check.
+    """
+    max_age_days: int = current_app.config["TOKEN_MAX_AGE_DAYS"]
+    try:
+        return serializer.loads(token, max_age=max_age_days * SECONDS_PER_DAY)
+    except SignatureExpired:
+        raise ExpiredTokenError(max_age_days) from None
+    except BadSignature:
+        raise TamperedTokenError() from None
+
+
+def _serializer(purpose: Purpose) -> URLSafeTimedSerializer:
+    return signed_serializer(f"battleline.{purpose.value}")
 
 
 def _dumps(purpose: Purpose, payload: dict[str, Any]) -> str:
@@ -130,13 +149,7 @@ def _dumps(purpose: Purpose, payload: dict[str, Any]) -> str:
 
 
 def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> dict[str, Any]:
-    max_age_days: int = current_app.config["TOKEN_MAX_AGE_DAYS"]
-    try:
-        payload = _serializer(purpose).loads(token, max_age=max_age_days * SECONDS_PER_DAY)
-    except SignatureExpired:
-        raise ExpiredTokenError(max_age_days) from None
-    except BadSignature:
-        raise TamperedTokenError() from None
+    payload = load_signed(_serializer(purpose), token)
     # A well-signed payload of the wrong shape can only come from a bug or a leaked key.
     if (
         not isinstance(payload, dict)

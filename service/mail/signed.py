@@ -11,11 +11,10 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous import URLSafeTimedSerializer
 
 from service.links import external_url
-from service.tokens import SECONDS_PER_DAY, ExpiredTokenError, TamperedTokenError
+from service.tokens import TamperedTokenError, load_signed, signed_serializer
 
 
 class MailPurpose(enum.StrEnum):
@@ -44,9 +43,7 @@ class MailToken:
 
 
 def _serializer(purpose: MailPurpose) -> URLSafeTimedSerializer:
-    config = current_app.config
-    keys = [*config["SECRET_KEY_FALLBACKS"], config["SECRET_KEY"]]
-    return URLSafeTimedSerializer(keys, salt=f"battleline.mail.{purpose.value}")
+    return signed_serializer(f"battleline.mail.{purpose.value}")
 
 
 def make_token(purpose: MailPurpose, player_id: int, game_id: int | None = None) -> str:
@@ -61,13 +58,7 @@ def make_token(purpose: MailPurpose, player_id: int, game_id: int | None = None)
 
 def read_token(purpose: MailPurpose, token: str) -> MailToken:
     """Check a mail link's signature and age. Raises TamperedTokenError or ExpiredTokenError."""
-    max_age_days: int = current_app.config["TOKEN_MAX_AGE_DAYS"]
-    try:
-        payload = _serializer(purpose).loads(token, max_age=max_age_days * SECONDS_PER_DAY)
-    except SignatureExpired:
-        raise ExpiredTokenError(max_age_days) from None
-    except BadSignature:
-        raise TamperedTokenError() from None
+    payload = load_signed(_serializer(purpose), token)
     wants_game = purpose is MailPurpose.MUTE_GAME
     if (
         not isinstance(payload, dict)
