@@ -31,6 +31,11 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "rules_version": game.rules_version,
         "status": game.status,
         "days_per_move": game.days_per_move,
+        # Both players are told when a vacation day is used, so what is left is public.
+        "vacation_days_left": {
+            letter: max(0, game.vacation_days - seat.vacation_days_used)
+            for letter, (seat, _) in seats.items()
+        },
         "visibility": game.visibility,
         "players": {letter: player.display_name for letter, (_, player) in seats.items()},
         "accepted": {letter: seat.accepted for letter, (seat, _) in seats.items()},

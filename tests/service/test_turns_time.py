@@ -78,6 +78,9 @@ def test_reminders_running_late_vacation_days_and_the_loss_on_time(
     assert sorted(notices) == sorted([("timeout_notice", late), ("timeout_notice", waiting)])
     game = game_row(app, game_id)
     assert game.deadline == T0 + 96 * H
+    left = {"A": 1 if mover == "A" else 2, "B": 1 if mover == "B" else 2}
+    page = client.get(f"/games/{game.public_id}").get_data(as_text=True)
+    assert f"Vacation days left</dt><dd>Alice {left['A']}, Bob {left['B']}</dd>" in page
     notice = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=late)[-1]
     assert "1 vacation day was used: 1 left" in notice.text_body
     assert "It is still your turn" in notice.text_body
