@@ -70,10 +70,15 @@ def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
     return {seat.seat: (seat, player) for seat, player in rows}
 
 
+def find_player(session: Session, email: str) -> Player | None:
+    """The player with this (normalised) email, if any."""
+    return session.exec(select(Player).where(Player.email == email)).one_or_none()
+
+
 def find_or_add_player(session: Session, email: str, display_name: str) -> Player:
     """The player with this (normalised) email, added if new. An existing player keeps the name
     they chose; an invitation cannot rename someone."""
-    player = session.exec(select(Player).where(Player.email == email)).one_or_none()
+    player = find_player(session, email)
     if player is None:
         player = Player(email=email, display_name=display_name)
         session.add(player)

@@ -37,7 +37,7 @@ def request_my_games_link(session: Session, email: str) -> str | None:
         address = check_email(email)
     except ValueError as error:
         raise EmailFormError(f"The email address {error}.") from None
-    player = session.exec(select(Player).where(Player.email == address)).one_or_none()
+    player = store.find_player(session, address)
     if player is None:
         return None
     assert player.id is not None

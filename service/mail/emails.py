@@ -135,7 +135,8 @@ def send_my_games_link(session: Session, email: str) -> str | None:
     link = request_my_games_link(session, email)
     if link is None:
         return None
-    player = session.exec(select(Player).where(Player.email == email.strip().lower())).one()
+    player = store.find_player(session, email.strip().lower())
+    assert player is not None  # a link was made for this address
     since = utcnow() - timedelta(days=1)
     already = session.exec(
         select(func.count())

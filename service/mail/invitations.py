@@ -16,6 +16,7 @@ from datetime import timedelta
 from flask import current_app
 from sqlmodel import Session, col, func, select
 
+from service import store
 from service.mail import emails
 from service.mail.addresses import is_confirmed
 from service.mail.kinds import MailKind
@@ -46,10 +47,6 @@ class InvitationsRefusedError(Refusal):
         )
 
 
-def _player_by_email(session: Session, email: str) -> Player | None:
-    return session.exec(select(Player).where(Player.email == email)).one_or_none()
-
-
 def _games_created_since(session: Session, player_id: int, seat: str, since: object) -> int:
     count = session.exec(
         select(func.count())
@@ -65,7 +62,7 @@ def check_can_invite(session: Session, sender_email: str, recipient_email: str) 
     (InvitationsRefusedError) or a daily limit is reached (TooManyInvitationsError)."""
     config = current_app.config
     since = utcnow() - DAY
-    recipient = _player_by_email(session, recipient_email)
+    recipient = store.find_player(session, recipient_email)
     if recipient is not None and recipient.id is not None:
         status = session.get(AddressStatus, recipient.id)
         if status is not None and (
@@ -78,7 +75,7 @@ def check_can_invite(session: Session, sender_email: str, recipient_email: str) 
                 f"This address has received {limit} invitations in the last 24 hours, the most "
                 "we send to one person in a day. Please try again tomorrow. Nothing was created."
             )
-    sender = _player_by_email(session, sender_email)
+    sender = store.find_player(session, sender_email)
     if sender is None or sender.id is None:
         return
     limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
