@@ -13,6 +13,9 @@ from service import db
 from service.config import DEVELOPMENT_BASE_URL, check_config, config_from_env
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+INSTANCE_DIR = Path(__file__).resolve().parent.parent / "instance"
+"""Flask's instance folder of this package: the embedded default's SQLite file lives here."""
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -21,7 +24,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     Raises ``service.config.ConfigError`` when the settings are unsafe, e.g. ``APP_ENV=production``
     with a missing or development ``SECRET_KEY``.
     """
-    app = Flask(__name__, instance_relative_config=True, template_folder=str(TEMPLATES_DIR))
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(TEMPLATES_DIR),
+        static_folder=str(STATIC_DIR),
+    )
     app.config.from_mapping(config_from_env(app.instance_path))
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -33,13 +41,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     db.init_app(app)
 
-    from service import cli, errors, health, templating
+    from service import cli, cross_site, errors, health, limits, security_headers, templating
     from service.games import bp as games_bp
     from service.games.cli import games_cli
     from service.history import bp as history_bp
     from service.play import bp as play_bp
 
     templating.init_app(app)
+    security_headers.init_app(app)
+    cross_site.init_app(app)
     app.register_blueprint(errors.bp)
     app.register_blueprint(games_bp)
     app.register_blueprint(play_bp)
@@ -48,6 +58,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
     init_mail(app)
+    # Last: it limits the views registered above.
+    limits.init_app(app)
     return app
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import enum
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
+from service.limits import limits_config_from_env
 from service.turns.settings import turns_config_from_env
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
@@ -16,6 +21,21 @@ DEVELOPMENT_BASE_URL = "http://127.0.0.1:5000"
 MIN_PRODUCTION_KEY_LENGTH = 32
 MAX_DAYS_PER_MOVE = 14
 """The longest turn a game may allow; every link must outlive it."""
+
+
+# Host names that never reach the internet (RFC 2606, RFC 6761): a development or test server
+# whose links point elsewhere is a production server by mistake.
+LOCAL_SUFFIXES = (".test", ".localhost", ".invalid", ".example")
+
+
+class AppEnv(enum.StrEnum):
+    """How the app runs. Anything not said explicitly is production (fail closed)."""
+
+    PRODUCTION = "production"
+    DEVELOPMENT = "development"
+    """The embedded default of ``scripts/run``: SQLite, a loopback address, the outbox page."""
+    TESTING = "testing"
+    """The test suite: secrets given, links on a reserved test domain, the outbox page."""
 
 
 class ConfigError(RuntimeError):
@@ -42,9 +62,11 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
     """Every setting, from the environment, with development defaults."""
     env = os.environ if environ is None else environ
     default_db = "sqlite:///" + os.path.join(instance_path, "battleline.sqlite3")
-    app_env = env.get("APP_ENV", "development")
-    # Only development falls back to a known key; production must be given one (check_config).
-    fallback_key = "" if app_env == "production" else DEVELOPMENT_SECRET_KEY
+    # Unset means production: only a server that says it is a development one gets its shortcuts.
+    app_env = (env.get("APP_ENV") or AppEnv.PRODUCTION.value).strip().lower()
+    # Only development falls back to a known key; everything else must be given one.
+    fallback_key = DEVELOPMENT_SECRET_KEY if app_env == AppEnv.DEVELOPMENT else ""
+    production = app_env == AppEnv.PRODUCTION
     return {
         "APP_ENV": app_env,
         "SECRET_KEY": env.get("SECRET_KEY") or fallback_key,
@@ -57,8 +79,16 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
         # A game form is a few hundred bytes; anything near this is not a person typing.
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "SQLITE_BUSY_TIMEOUT_S": float(env.get("SQLITE_BUSY_TIMEOUT_S", "15")),
+        # The sign-in cookie (service.signin): never readable by scripts, never sent by a
+        # cross-site POST, https-only in production (the __Host- prefix pins it to this host).
+        "SESSION_COOKIE_NAME": "__Host-battleline" if production else "battleline",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SECURE": production,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "PERMANENT_SESSION_LIFETIME": timedelta(days=int(env.get("SIGN_IN_DAYS", "30"))),
         **mail_config_from_env(env),
         **turns_config_from_env(env),
+        **limits_config_from_env(env),
     }
 
 
@@ -77,6 +107,10 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     server = env.get("MAIL_SERVER") or None
     return {
         "REDIS_URL": env.get("REDIS_URL") or None,
+        # A request waits at most this long to publish its tasks after a commit, and after a
+        # failure publishes nothing for the pause (service.after_commit; the sweeps catch up).
+        "BROKER_PUBLISH_TIMEOUT_S": float(env.get("BROKER_PUBLISH_TIMEOUT_S", "1")),
+        "BROKER_PUBLISH_PAUSE_S": float(env.get("BROKER_PUBLISH_PAUSE_S", "5")),
         # Deployments (or test runs) sharing one Redis keep their tasks apart by queue name.
         "CELERY_DEFAULT_QUEUE": env.get("CELERY_DEFAULT_QUEUE") or "celery",
         "MAIL_SERVER": server or "127.0.0.1",
@@ -93,14 +127,21 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "MAIL_TIMEOUT_S": float(env.get("MAIL_TIMEOUT_S", "30")),
         # A worker keeps its SMTP connection between emails up to this many idle seconds.
         "MAIL_KEEPALIVE_S": float(env.get("MAIL_KEEPALIVE_S", "10")),
-        # Retries of one email while SMTP is down: base * 2^n seconds, capped (far below Redis's
-        # one-hour visibility timeout); then the sweep keeps trying until MAIL_GIVE_UP_AFTER_H.
-        "MAIL_RETRY_BACKOFF_S": float(env.get("MAIL_RETRY_BACKOFF_S", "30")),
-        "MAIL_RETRY_BACKOFF_MAX_S": float(env.get("MAIL_RETRY_BACKOFF_MAX_S", "600")),
-        "MAIL_MAX_RETRIES": int(env.get("MAIL_MAX_RETRIES", "6")),
+        # A claimed row ("sending") whose worker has not finished after this long is put back in
+        # the queue by the sweep (a worker gives up its SMTP exchange a little before). Keep it
+        # above the longest exchange: default 2 * MAIL_TIMEOUT_S + 30.
+        "MAIL_SENDING_LEASE_S": float(
+            env.get("MAIL_SENDING_LEASE_S") or 2 * float(env.get("MAIL_TIMEOUT_S", "30")) + 30
+        ),
+        # The wait of one email after a temporary failure: base * 2^(n-1) seconds, capped low so
+        # that mail flows again within MAIL_RETRY_BACKOFF_MAX_S + MAIL_SWEEP_EVERY_S of the SMTP
+        # server's return (the sweep retries, one probe per sweep while it is down; the first
+        # success pulls every waiting row forward), until MAIL_GIVE_UP_AFTER_H.
+        "MAIL_RETRY_BACKOFF_S": float(env.get("MAIL_RETRY_BACKOFF_S", "5")),
+        "MAIL_RETRY_BACKOFF_MAX_S": float(env.get("MAIL_RETRY_BACKOFF_MAX_S", "15")),
         "MAIL_GIVE_UP_AFTER_H": float(env.get("MAIL_GIVE_UP_AFTER_H", "72")),
         # The beat sweep: how often, and how old an unsent row must be before it takes it.
-        "MAIL_SWEEP_EVERY_S": float(env.get("MAIL_SWEEP_EVERY_S", "60")),
+        "MAIL_SWEEP_EVERY_S": float(env.get("MAIL_SWEEP_EVERY_S", "10")),
         "MAIL_SWEEP_AFTER_S": float(env.get("MAIL_SWEEP_AFTER_S", "30")),
         "MAIL_SWEEP_BATCH": int(env.get("MAIL_SWEEP_BATCH", "200")),
         # Abuse: the service must not become a way to mail strangers.
@@ -117,29 +158,72 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+def _host_is_local(base_url: str) -> bool:
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith(LOCAL_SUFFIXES):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_key(name: str, key: str) -> None:
+    if key == DEVELOPMENT_SECRET_KEY:
+        raise ConfigError(f"APP_ENV=production refuses the development {name}")
+    if len(key) < MIN_PRODUCTION_KEY_LENGTH:
+        raise ConfigError(
+            f"APP_ENV=production needs every {name} to be at least {MIN_PRODUCTION_KEY_LENGTH} "
+            "characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+        )
+
+
 def check_config(config: Mapping[str, Any]) -> None:
-    """Raise ConfigError when the settings are unsafe (production) or inconsistent (anywhere)."""
+    """Raise ConfigError when the settings are unsafe (production) or inconsistent (anywhere).
+
+    Development and testing show every email and link at /dev/outbox, so they run only on
+    addresses that cannot be reached from outside (loopback, or a reserved test domain), and
+    development only on the embedded SQLite database.
+    """
     max_age = config["TOKEN_MAX_AGE_DAYS"]
     if max_age <= MAX_DAYS_PER_MOVE:
         raise ConfigError(
             f"TOKEN_MAX_AGE_DAYS={max_age} must be longer than the longest turn "
             f"({MAX_DAYS_PER_MOVE} days), or move links would expire before the deadline"
         )
-    if config["APP_ENV"] != "production":
-        return
-    keys = [config.get("SECRET_KEY") or "", *config.get("SECRET_KEY_FALLBACKS", [])]
-    if not keys[0]:
-        raise ConfigError("APP_ENV=production needs SECRET_KEY set in the environment")
-    for key in keys:
-        if key == DEVELOPMENT_SECRET_KEY:
-            raise ConfigError("APP_ENV=production refuses the development SECRET_KEY")
-    if len(keys[0]) < MIN_PRODUCTION_KEY_LENGTH:
+    app_env = config["APP_ENV"]
+    if app_env not in set(AppEnv):
         raise ConfigError(
-            f"APP_ENV=production needs a SECRET_KEY of at least {MIN_PRODUCTION_KEY_LENGTH} "
-            "characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+            f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
+    if app_env != AppEnv.PRODUCTION:
+        _check_not_public(config)
+        return
+    if not config.get("SECRET_KEY"):
+        raise ConfigError("APP_ENV=production needs SECRET_KEY set in the environment")
+    _check_key("SECRET_KEY", config["SECRET_KEY"])
+    for key in config.get("SECRET_KEY_FALLBACKS", []):
+        _check_key("SECRET_KEY_FALLBACKS key", key)
     if not config.get("BASE_URL"):
         raise ConfigError("APP_ENV=production needs BASE_URL (links in emails are built from it)")
     if not str(config["BASE_URL"]).startswith("https://"):
         # RFC 8058: the one-click List-Unsubscribe link must be https.
         raise ConfigError("APP_ENV=production needs an https:// BASE_URL")
+
+
+def _check_not_public(config: Mapping[str, Any]) -> None:
+    app_env = config["APP_ENV"]
+    base_url = config.get("BASE_URL")
+    if base_url and not _host_is_local(str(base_url)):
+        raise ConfigError(
+            f"APP_ENV={app_env} shows every player's links at /dev/outbox, so it runs only on a "
+            f"loopback address or a reserved test domain, not BASE_URL={base_url}. "
+            "A public server is production: unset APP_ENV and give it real secrets."
+        )
+    if app_env == AppEnv.DEVELOPMENT and not str(config["DATABASE_URL"]).startswith("sqlite"):
+        raise ConfigError(
+            "APP_ENV=development is the embedded default (SQLite under instance/); "
+            "a server on another database is production: unset APP_ENV"
+        )
+    if app_env == AppEnv.TESTING and not config.get("SECRET_KEY"):
+        raise ConfigError("APP_ENV=testing needs SECRET_KEY set (only development has a default)")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from flask import Flask, current_app
+from flask import Flask, current_app, g, has_request_context
 from sqlmodel import Session
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -65,16 +65,40 @@ def get_engine(app: Flask | None = None) -> sa.Engine:
     return engine
 
 
+COMMITTED_KEY = "battleline_committed"
+"""On ``flask.g``: True once a request has committed (or begun to commit) a change. An error
+after that must not say that nothing was changed (``service.errors``)."""
+_WROTE_KEY = "battleline.wrote"
+
+
+def _note_write(session: Session, _flush_context: Any) -> None:
+    session.info[_WROTE_KEY] = True
+
+
+def committed_in_request() -> bool:
+    """True when this request has committed, or begun to commit, a change to the database."""
+    return has_request_context() and bool(g.get(COMMITTED_KEY))
+
+
 @contextmanager
 def session_scope() -> Iterator[Session]:
     """One transaction: commit when the block ends, roll back if it raises.
 
     Objects stay readable after the block (``expire_on_commit=False``), so a view can commit
-    and then render what it loaded.
+    and then render what it loaded. In a request, a commit of a change is noted on ``flask.g``
+    (``committed_in_request``) just before it is made: once COMMIT is sent, a failure (the
+    connection lost, an after-commit hook) leaves the change saved or not, never surely not.
     """
+    in_request = has_request_context()
     with Session(get_engine(), expire_on_commit=False) as session:
+        if in_request:
+            sa.event.listen(session, "after_flush", _note_write)
         try:
             yield session
+            if in_request and (
+                session.info.get(_WROTE_KEY) or session.new or session.dirty or session.deleted
+            ):
+                setattr(g, COMMITTED_KEY, True)
             session.commit()
         except BaseException:
             session.rollback()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from service.db import committed_in_request
 from service.refusal import Refusal
 
 bp = Blueprint("errors", __name__)
@@ -24,6 +27,14 @@ MESSAGES = {
     500: "Something went wrong on our side. Nothing was changed; please try again later.",
 }
 
+MAY_BE_SAVED = (
+    "Your change may have been saved: open your private page (or reload the page you came "
+    "from) to see whether it was, before you try again."
+)
+SAVED_500 = f"Something went wrong on our side after your change was sent. {MAY_BE_SAVED}"
+"""The 500 message once the request committed (or began to commit) a change."""
+NOTHING_CHANGED = re.compile(r"\s*\bnothing was changed\b[^.]*\.?", re.IGNORECASE)
+
 
 def wants_json() -> bool:
     """True when the client prefers JSON to HTML (browsers and mail scanners get HTML)."""
@@ -32,7 +43,10 @@ def wants_json() -> bool:
 
 
 def error_response(status: int, title: str, message: str) -> tuple[Response | str, int]:
-    """The error page (or JSON object) for ``status``."""
+    """The error page (or JSON object) for ``status``. After this request committed a change,
+    no page claims that nothing was changed: it may have been saved."""
+    if committed_in_request() and NOTHING_CHANGED.search(message):
+        message = f"{NOTHING_CHANGED.sub('', message).strip()} {MAY_BE_SAVED}".strip()
     if wants_json():
         return jsonify(error=status, title=title, message=message), status
     return render_template("error.html", status=status, title=title, message=message), status
@@ -56,5 +70,8 @@ def handle_refusal(error: Refusal) -> tuple[Response | str, int]:
 
 @bp.app_errorhandler(InternalServerError)
 def handle_internal_error(error: InternalServerError) -> tuple[Response | str, int]:
-    # Flask has logged the original exception already; the session scope has rolled back.
-    return error_response(500, "Internal error", MESSAGES[500])
+    # Flask has logged the original exception already; the session scope has rolled back what
+    # was not committed. A change committed before the failure stands (a move, then a failure
+    # while answering): the page must not say that nothing was changed.
+    message = SAVED_500 if committed_in_request() else MESSAGES[500]
+    return error_response(500, "Internal error", message)

@@ -185,6 +185,9 @@ class Game(SQLModel, table=True):
     """When this game last sent a reminder (any turn): at most one a day."""
     late_notice_sent: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     """Whether the opponent was told this turn that the player to move runs late."""
+    creation_key: str | None = Field(default=None, max_length=64, unique=True)
+    """A hash of who created this game for whom with which settings, while the invitation is
+    unanswered: the same form sent twice finds this game instead of making a second one."""
     next_check_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
     """When the deadline scan looks at this game next (a reminder, the late notice or the
     deadline may fall due then); None when nothing will."""
@@ -208,6 +211,9 @@ class Seat(SQLModel, table=True):
     accepted: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     vacation_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Vacation days this seat has used in this game (``Game.vacation_days`` in all)."""
+    preferences: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON, nullable=True)
+    """This seat's own turn choices (``service.turns.preferences``), over the player's defaults.
+    A seat link changes only these: never another game's, never the player's."""
 
 
 class MoveEntry(SQLModel, table=True):

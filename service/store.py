@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from service.models import Game, MoveEntry, Player, Seat, Snapshot
@@ -79,10 +80,17 @@ def find_or_add_player(session: Session, email: str, display_name: str) -> Playe
     """The player with this (normalised) email, added if new. An existing player keeps the name
     they chose; an invitation cannot rename someone."""
     player = find_player(session, email)
-    if player is None:
-        player = Player(email=email, display_name=display_name)
-        session.add(player)
-        session.flush()
+    if player is not None:
+        return player
+    try:
+        # A savepoint: a concurrent request adding the same new address wins without an error.
+        with session.begin_nested():
+            player = Player(email=email, display_name=display_name)
+            session.add(player)
+    except IntegrityError:
+        player = session.exec(
+            select(Player).where(Player.email == email).execution_options(populate_existing=True)
+        ).one()
     return player
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
-from flask import Flask
+from flask import Flask, url_for
 
 from engine.cards import COLOR_NAMES, describe, is_tactic, troop_parts
 
@@ -42,7 +44,31 @@ def utc_time(moment: datetime | None) -> str:
     return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+STATIC_MAX_AGE_S = 365 * 24 * 3600
+"""Static files are addressed by their content's hash (``static_url``), so they never go stale."""
+
+
+def _static_versions(folder: str | None) -> dict[str, str]:
+    if folder is None:
+        return {}
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        for path in Path(folder).iterdir()
+        if path.is_file()
+    }
+
+
 def init_app(app: Flask) -> None:
     """Make the helpers available in every template."""
-    app.jinja_env.globals.update(card_face=card_face, COLOR_NAMES=COLOR_NAMES)
+    versions = _static_versions(app.static_folder)
+    if app.config.get("SEND_FILE_MAX_AGE_DEFAULT") is None:
+        app.config["SEND_FILE_MAX_AGE_DEFAULT"] = STATIC_MAX_AGE_S
+
+    def static_url(filename: str) -> str:
+        """The address of a static file, changing whenever its content does."""
+        return url_for("static", filename=filename, v=versions.get(filename, "0"))
+
+    app.jinja_env.globals.update(
+        card_face=card_face, COLOR_NAMES=COLOR_NAMES, static_url=static_url
+    )
     app.jinja_env.filters["utc_time"] = utc_time

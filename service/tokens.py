@@ -148,17 +148,27 @@ def _dumps(purpose: Purpose, payload: dict[str, Any]) -> str:
     return token
 
 
-def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> dict[str, Any]:
-    payload = load_signed(_serializer(purpose), token)
-    # A well-signed payload of the wrong shape can only come from a bug or a leaked key.
+MAX_ID = 2**31 - 1
+"""The largest id a database column holds; a bigger number in a token names nothing."""
+
+
+def checked_payload(payload: Any, fields: Mapping[str, type]) -> dict[str, Any]:
+    """A signed payload with exactly ``fields``, each of its type, numbers from 0 to MAX_ID.
+    Raises TamperedTokenError: a well-signed payload of another shape can only come from a bug
+    or a leaked key, and must never reach the database (a huge id would not fit a column)."""
     if (
         not isinstance(payload, dict)
         or set(payload) != set(fields)
         or not all(type(payload[key]) is kind for key, kind in fields.items())
+        or not all(0 <= value <= MAX_ID for value in payload.values() if type(value) is int)
         or payload.get("s", "A") not in ("A", "B")
     ):
         raise TamperedTokenError()
     return payload
+
+
+def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> dict[str, Any]:
+    return checked_payload(load_signed(_serializer(purpose), token), fields)
 
 
 _SEAT_FIELDS = {"g": int, "s": str, "n": int}

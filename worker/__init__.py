@@ -8,17 +8,48 @@ and need no Redis: every email lands in the outbox, shown at /dev/outbox.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from celery import Celery, Task
 from flask import Flask
 
-from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
+from service import after_commit
+from service.mail.outbox import SWEEP_TASK
 
 SCAN_TASK = "worker.scan_deadlines"
 """``service.turns.scan.SCAN_TASK`` (not imported here: that module needs the app's models)."""
 DIGEST_TASK = "worker.send_digests"
 """``service.turns.digest.DIGEST_TASK``."""
+
+
+def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """How tasks are published after a commit (``service.after_commit``): on connections of
+    their own (a pool) with short timeouts and no retries, the caller waiting at most
+    ``BROKER_PUBLISH_TIMEOUT_S`` (default 1 s) in all, then nothing published for
+    ``BROKER_PUBLISH_PAUSE_S`` after a failure. A stalled Redis (connects succeed, nothing
+    answers) held a move for 30 s with no socket timeout; what is not published is found by the
+    outbox sweep and the turn scan.
+
+    Only that connection gets these timeouts: ``broker_transport_options`` (the worker's
+    consuming connection, whose BRPOP waits on the server by design and is watched by kombu's
+    health checks; beat) are left as they were. ``max_retries: 0`` stops kombu's
+    ``ensure_connection`` from retrying a refused connect for ``broker_connection_timeout``
+    (which kombu's Redis transport otherwise ignores: its connect timeout is the
+    ``socket_connect_timeout`` transport option)."""
+    timeout = float(config.get("BROKER_PUBLISH_TIMEOUT_S", 1.0))
+    return {
+        after_commit.TIMEOUT_SETTING: timeout,
+        after_commit.PAUSE_SETTING: float(config.get("BROKER_PUBLISH_PAUSE_S", 5.0)),
+        after_commit.TRANSPORT_OPTIONS_SETTING: {
+            "socket_connect_timeout": timeout,
+            "socket_timeout": timeout,
+            # No retries of a timed-out command (redis-py) or of the publish (kombu: the
+            # publish is made with retry=False).
+            "retry_on_timeout": False,
+            "max_retries": 0,
+        },
+    }
 
 
 def celery_config(app: Flask) -> dict[str, Any]:
@@ -41,18 +72,13 @@ def celery_config(app: Flask) -> dict[str, Any]:
         "broker_connection_retry_on_startup": True,
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         "task_default_queue": config["CELERY_DEFAULT_QUEUE"],
-        # Nothing is scheduled further ahead than the retry backoff ceiling; long waits are rows
-        # in the database that a beat task finds (PITFALLS).
+        # No task is scheduled ahead (no countdowns, no eta); long waits are rows in the
+        # database that a beat task finds (PITFALLS).
         "broker_transport_options": {"visibility_timeout": 3600},
-        "task_annotations": {
-            DELIVER_TASK: {
-                "retry_backoff": max(1, round(float(config["MAIL_RETRY_BACKOFF_S"]))),
-                "retry_backoff_max": max(1, round(float(config["MAIL_RETRY_BACKOFF_MAX_S"]))),
-                # Eager mode would retry at once, in the request; the sweep is the retry there.
-                "max_retries": 0 if eager else int(config["MAIL_MAX_RETRIES"]),
-            }
-        },
+        **broker_publish_settings(config),
         "beat_schedule": {
+            # The only retry of an email: the deliver task tries once, and rows that failed wait
+            # in the database for their next attempt time (no Celery retries with a countdown).
             "sweep-outbox": {
                 "task": SWEEP_TASK,
                 "schedule": sweep_every,

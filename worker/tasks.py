@@ -13,26 +13,27 @@ from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
 from service.turns import digest, scan, start
 
 
-@shared_task(
-    name=DELIVER_TASK,
-    bind=True,
-    acks_late=True,
-    autoretry_for=(delivery.TransientMailError,),
-    # retry_backoff, retry_backoff_max and max_retries come from the settings (task_annotations).
-    retry_jitter=True,
-)
+@shared_task(name=DELIVER_TASK, bind=True, acks_late=True)
 def deliver(self: Task, outbox_id: int) -> str:  # type: ignore[type-arg]
-    """Send one outbox row if it is still queued; a temporary SMTP failure is recorded on the
-    row and retried with backoff (and the sweep tries again after the retries run out)."""
+    """Send one outbox row if it is still queued, once. A temporary SMTP failure is recorded on
+    the row (its next attempt time) and the beat sweep retries it: no Celery retry here."""
     # A worker keeps its SMTP connection between tasks; an eager run (in a web request) does not.
     postman = None if self.request.is_eager else delivery.worker_postman()
-    return delivery.deliver_one(outbox_id, postman).value
+    try:
+        return delivery.deliver_one(outbox_id, postman).value
+    except delivery.TransientMailError:
+        return delivery.Outcome.RETRY.value
 
 
-@shared_task(name=SWEEP_TASK, acks_late=True)
-def sweep_outbox() -> dict[str, int]:
-    """Send every queued row whose next attempt is due (the beat schedule runs this)."""
-    return asdict(delivery.sweep())
+@shared_task(name=SWEEP_TASK, bind=True, acks_late=True)
+def sweep_outbox(self: Task) -> dict[str, Any]:  # type: ignore[type-arg]
+    """Queue again the rows whose claim expired and send every queued row whose next attempt is
+    due (the beat schedule runs this). A sweep that stopped at its batch size queues the next
+    one at once, so a backlog drains without waiting for the beat."""
+    report = delivery.sweep()
+    if report.more and not self.request.is_eager:
+        self.apply_async()
+    return asdict(report)
 
 
 @shared_task(name=start.START_TURN_TASK, acks_late=True)

@@ -63,7 +63,8 @@ def create_command(**options: object) -> None:
             click.echo(f"{field.replace('_', '-')}: {message}", err=True)
         raise click.exceptions.Exit(2) from None
     with session_scope() as session:
-        game, seats = create_game(session, new)
+        # The operator at the command line stands for the creator: the invitation goes now.
+        game, seats = create_game(session, new, creator_present=True)
         _echo_links(game, seats)
 
 

@@ -62,13 +62,23 @@ def _has_line_break(value: str) -> bool:
     return any(ch in value for ch in "\r\n\v\f\x85\u2028\u2029")
 
 
+def _is_invisible(ch: str) -> bool:
+    # Spaces, format characters (zero-width joiners, marks) and combining marks alone draw nothing.
+    return ch.isspace() or unicodedata.category(ch) in ("Cf", "Mn", "Me", "Zs", "Co", "Cn")
+
+
 def check_name(value: str) -> str:
     """A display name, trimmed. Raises ValueError with the reason."""
     if _has_line_break(value):
         raise ValueError("must be on one line")
-    name = value.strip()
+    name = unicodedata.normalize("NFC", value)
+    # Trim invisible characters at either end too, not only spaces.
+    while name and _is_invisible(name[0]):
+        name = name[1:]
+    while name and _is_invisible(name[-1]):
+        name = name[:-1]
     if not name:
-        raise ValueError("is required")
+        raise ValueError("is required (and must show at least one letter, digit or sign)")
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(f"must be at most {MAX_NAME_LENGTH} characters")
     if any(unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS for ch in name):

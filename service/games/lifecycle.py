@@ -5,18 +5,21 @@ Each function works in the caller's session and leaves the commit to it.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import datetime, timedelta
 
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
 
 import engine
 from service import store, tokens
 from service.games.forms import NewGame
 from service.games.records import deal_fields
+from service.mail import addresses as mail_addresses
 from service.mail import emails as mail_emails
 from service.mail import invitations as mail_invitations
-from service.models import Game, GameStatus, Seat
+from service.models import Game, GameStatus, Player, Seat
 from service.refusal import Refusal
 
 
@@ -30,38 +33,106 @@ class InvitationError(Refusal):
         self.status = status
 
 
-def create_game(session: Session, new: NewGame) -> tuple[Game, dict[str, Seat]]:
+def creation_key(new: NewGame) -> str:
+    """What makes two game requests the same request: who, against whom, with which settings."""
+    parts = (
+        new.a_email, new.b_email, new.ruleset, new.claims.value, str(new.days_per_move),
+        str(new.vacation_days), new.visibility.value,
+    )  # fmt: skip
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _game_by_key(session: Session, key: str) -> Game | None:
+    return session.exec(
+        select(Game).where(Game.creation_key == key).execution_options(populate_existing=True)
+    ).one_or_none()
+
+
+def create_game(
+    session: Session, new: NewGame, *, creator_present: bool = False
+) -> tuple[Game, dict[str, Seat]]:
     """Store a new game with a fresh secret seed and its commitment (R3); A has accepted, B is
-    invited. Nothing is dealt until B accepts. Queues the invitation email, or first the
-    creator's address confirmation."""
-    seed = secrets.token_hex(32)
-    game = Game(
-        public_id=secrets.token_urlsafe(12),
-        ruleset=new.ruleset,
-        claims=new.claims.value,
-        rules_version=engine.RULES_VERSION,
-        status=GameStatus.INVITED,
-        seed=seed,
-        seed_commitment=engine.seed_commitment(seed),
-        days_per_move=new.days_per_move,
-        vacation_days=new.vacation_days,
-        visibility=new.visibility.value,
-    )
-    session.add(game)
-    session.flush()
+    invited. Nothing is dealt until B accepts.
+
+    ``creator_present``: the creator's own signed-in browser (or an operator) asks, so the
+    invitation goes now; otherwise the creator's address gets the link that sends it
+    (``service.mail.invitations.after_game_created``). The same request again, while the first
+    game's invitation is unanswered, returns that game and sends nothing new (unless the
+    creator is now present and it was not sent yet). Raises the refusals of the invitation
+    checks (InvitationsRefusedError, TooManyInvitationsError); nothing is stored then.
+    """
+    key = creation_key(new)
+    game = _game_by_key(session, key)
+    if game is None:
+        seed = secrets.token_hex(32)
+        try:
+            # A savepoint: the same form sent twice at once makes one game, not an error.
+            with session.begin_nested():
+                game = Game(
+                    public_id=secrets.token_urlsafe(12),
+                    ruleset=new.ruleset,
+                    claims=new.claims.value,
+                    rules_version=engine.RULES_VERSION,
+                    status=GameStatus.INVITED,
+                    seed=seed,
+                    seed_commitment=engine.seed_commitment(seed),
+                    days_per_move=new.days_per_move,
+                    vacation_days=new.vacation_days,
+                    visibility=new.visibility.value,
+                    creation_key=key,
+                )
+                session.add(game)
+        except IntegrityError:
+            game = _game_by_key(session, key)
+            assert game is not None, "a creation key conflicts with a game that is not there"
+        else:
+            return game, _add_seats(session, game, new, creator_present=creator_present)
+    # The same request again.
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    if creator_present:
+        game = store.lock_game(session, game.id)
+        mail_invitations.send_invitation(session, game, seats["A"][1], seats["B"][1])
+    return game, {letter: seat for letter, (seat, _) in seats.items()}
+
+
+def _add_seats(
+    session: Session, game: Game, new: NewGame, *, creator_present: bool
+) -> dict[str, Seat]:
     assert game.id is not None
     seats: dict[str, Seat] = {}
+    players: dict[str, Player] = {}
     for letter, name, email in (("A", new.a_name, new.a_email), ("B", new.b_name, new.b_email)):
-        player = store.find_or_add_player(session, email, name)
+        players[letter] = player = store.find_or_add_player(session, email, name)
         assert player.id is not None
         seats[letter] = Seat(
             game_id=game.id, seat=letter, player_id=player.id, accepted=letter == "A"
         )
         session.add(seats[letter])
     session.flush()
-    # The invitation waits for the creator's confirmed address (service.mail.invitations).
-    mail_invitations.after_game_created(session, game, store.seats_of(session, game.id)["A"][1])
-    return game, seats
+    mail_invitations.after_game_created(
+        session, game, players["A"], players["B"], creator_present=creator_present
+    )
+    return seats
+
+
+def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
+    """Seat A's button on its private page (a link only ever emailed to A's address): send the
+    invitation that waits for it, and count the address as confirmed. Raises InvitationError
+    (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
+    errors of ``seat_for_token``."""
+    game, seat = seat_for_token(session, token, lock=True)
+    if seat.seat != "A":
+        raise InvitationError("Only the player who started this game can send its invitation.", 403)
+    if game.status != GameStatus.INVITED:
+        raise InvitationError(f"This game is {game.status}: there is no invitation to send.", 409)
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    creator, invited = seats["A"][1], seats["B"][1]
+    assert creator.id is not None
+    mail_addresses.confirm(session, creator.id)
+    mail_invitations.send_invitation(session, game, creator, invited)
+    return game
 
 
 def seat_for_token(
@@ -98,6 +169,7 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
 
     seat.accepted = True
     session.add(seat)
+    game.creation_key = None  # answered: the same two may start the same game again
     deal_and_start(session, game, clock.now())
     mail_emails.queue_game_started(session, game)
     # The first turn starts like every other: its "your turn" email, after the commit.
@@ -110,6 +182,7 @@ def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     game, seat = seat_for_token(session, token, lock=True)
     _check_invitation(game, seat, "decline")
     game.status = GameStatus.DECLINED
+    game.creation_key = None
     session.add(game)
     return game
 

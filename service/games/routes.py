@@ -19,12 +19,14 @@ from service.games.lifecycle import (
     create_game,
     decline_invitation,
     seat_for_token,
+    send_held_invitation,
 )
 from service.games.summaries import load_summary
 from service.links import private_page_url
 from service.mail.addresses import bouncing_addresses
-from service.mail.invitations import check_can_invite, invitation_waits_for_confirmation
+from service.mail.invitations import check_recipient, invitation_waits_for_confirmation
 from service.models import GameStatus, Visibility
+from service.signin import signed_in_as, signed_in_player
 from service.turns.settings import DEFAULT_VACATION_DAYS
 
 FORM_DEFAULTS = {
@@ -41,6 +43,11 @@ PREFILLED = ("a_name", "a_email", "b_name", "b_email", *FORM_DEFAULTS)
 def _render_new_game(
     values: dict[str, str], errors: dict[str, str], status: int
 ) -> tuple[str, int]:
+    with session_scope() as session:
+        player = signed_in_player(session)
+        signed_in = None if player is None else {"name": player.display_name, "email": player.email}
+    if signed_in is not None and not values.get("a_email"):
+        values = {**values, "a_name": signed_in["name"], "a_email": signed_in["email"]}
     return (
         render_template(
             "games/new.html",
@@ -48,6 +55,7 @@ def _render_new_game(
             errors=errors,
             rulesets=RULESETS.values(),
             max_name_length=MAX_NAME_LENGTH,
+            signed_in=signed_in,
         ),
         status,
     )
@@ -73,12 +81,21 @@ def create_game_view() -> Response | tuple[str, int]:
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
     with session_scope() as session:
-        # A clear 429 (or 403: the address refuses invitations) before anything is stored.
-        check_can_invite(session, new.a_email, new.b_email)
-        _, seats = create_game(session, new)
-        url = private_page_url(seats["A"])
+        # A clear 403 when the invited address refuses invitations, before anything is stored.
+        check_recipient(session, new.b_email)
+        creator = signed_in_as(session, new.a_email)
+        _, seats = create_game(session, new, creator_present=creator is not None)
+        # Only the address's owner gets seat A's link: their signed-in browser, or their inbox.
+        url = private_page_url(seats["A"]) if creator is not None else None
     # See-other: reloading the page that follows must not create a second game.
-    return redirect(url, code=303)
+    return redirect(url or url_for("games.check_email"), code=303)
+
+
+@bp.get("/games/new/sent")
+def check_email() -> str:
+    """After a game was asked for in the name of an address this browser is not signed in as:
+    the link that sends the invitation went to that address, and nowhere else."""
+    return render_template("games/check_email.html")
 
 
 @bp.get("/p/<token>")
@@ -93,7 +110,7 @@ def private_page(token: str) -> str:
             return render_private_page(session, game, seat, token)
         summary = load_summary(session, game)
         assert game.id is not None
-        # The creator's invitation waits until they confirm their address: "check your email".
+        # A held invitation: seat A's link comes only by email to A, so its page may send it.
         waits = seat.seat == "A" and invitation_waits_for_confirmation(session, game.id)
         bouncing = bouncing_addresses(session, game.id)
     return render_template(
@@ -130,6 +147,14 @@ def accept_page(token: str) -> str:
 @bp.get("/p/<token>/decline")
 def decline_page(token: str) -> str:
     return _invitation_page(token, "decline")
+
+
+@bp.post("/p/<token>/invite")
+def send_invitation(token: str) -> Response:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        send_held_invitation(session, seat_token)
+    return redirect(url_for("games.private_page", token=token), code=303)
 
 
 @bp.post("/p/<token>/accept")

@@ -7,6 +7,7 @@ are public, with the seed (R3), so anyone can re-deal and check.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlmodel import Session
@@ -44,7 +45,8 @@ def parse_ply(text: str | None, last: int) -> int:
     """The position asked for by ``?ply=`` (default: the latest). Raises PositionError."""
     if text is None or text == "":
         return last
-    if not text.isdigit() or int(text) > last:
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    if not re.fullmatch(r"[0-9]{1,7}", text) or int(text) > last:
         raise PositionError(f"Positions of this game run from 0 (the deal) to {last}.")
     return int(text)
 

@@ -3,7 +3,7 @@ makes a link and mails it (an outbox row; no game changes)."""
 
 from __future__ import annotations
 
-from flask import current_app, jsonify, render_template, request
+from flask import current_app, jsonify, redirect, render_template, request, url_for
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -18,9 +18,16 @@ from service.history.my_games import (
     public_games,
 )
 from service.history.pages import public_page_context, record_json
+from service.mail.addresses import confirm as confirm_address
 from service.mail.emails import send_my_games_link
-from service.models import Game
+from service.models import Game, Player
 from service.refusal import Refusal
+from service.signin import sign_in, sign_out, signed_in_player
+from service.turns.preferences import (
+    parse_preferences_form,
+    player_defaults,
+    set_player_defaults,
+)
 
 MAX_EMAIL_FIELD = 320
 
@@ -61,7 +68,23 @@ def index() -> str:
 
 @bp.get("/me")
 def my_games_request() -> str:
+    with session_scope() as session:
+        player = signed_in_player(session)
+        if player is not None:
+            # Signed in: the list itself, the player's defaults, and signing out.
+            return _my_games_page(session, player, signed_in=True)
     return render_template("history/my_games_request.html", email="", sent=False, error=None)
+
+
+def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: str = "") -> str:
+    return render_template(
+        "history/my_games.html",
+        name=player.display_name,
+        games=games_of(session, player),
+        signed_in=signed_in,
+        defaults=player_defaults(player),
+        token=token,
+    )
 
 
 @bp.post("/me")
@@ -91,6 +114,50 @@ def my_games(token: str) -> str:
     player_token = tokens.read_games_token(token)
     with session_scope() as session:
         player = player_for_token(session, player_token)
-        games = games_of(session, player)
-        name = player.display_name
-    return render_template("history/my_games.html", name=name, games=games)
+        current = signed_in_player(session)
+        return _my_games_page(
+            session, player, signed_in=current is not None and current.id == player.id, token=token
+        )
+
+
+@bp.post("/me/<token>/sign-in")
+def sign_in_view(token: str) -> Response:
+    """Sign this browser in: the "my games" link is only ever emailed to the player's own
+    address, so pressing its button proves this browser reads that mailbox."""
+    player_token = tokens.read_games_token(token)
+    with session_scope() as session:
+        player = player_for_token(session, player_token)
+        assert player.id is not None
+        confirm_address(session, player.id)
+        sign_in(player)
+    return redirect(url_for("history.my_games_request"), code=303)
+
+
+@bp.post("/me/sign-out")
+def sign_out_view() -> Response:
+    sign_out()
+    return redirect(url_for("history.my_games_request"), code=303)
+
+
+class NotSignedInError(Refusal):
+    """A player-wide change from a browser that is not signed in."""
+
+    status = 403
+    title = "Please sign in first"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Only the player, signed in on their own browser, can change settings for all "
+            "their games. Ask for your games link on this page and sign in. Nothing was changed."
+        )
+
+
+@bp.post("/me/defaults")
+def defaults() -> Response:
+    chosen = parse_preferences_form(request.form.to_dict(), request.form.to_dict(flat=False))
+    with session_scope() as session:
+        player = signed_in_player(session)
+        if player is None:
+            raise NotSignedInError()
+        set_player_defaults(session, player, chosen)
+    return redirect(url_for("history.my_games_request") + "#defaults", code=303)

@@ -12,6 +12,7 @@ from sqlmodel import col, select
 from service.db import session_scope
 from service.mail.models import OutboxMessage
 from service.refusal import Refusal
+from service.tokens import MAX_ID
 
 bp = Blueprint("outbox", __name__, url_prefix="/dev/outbox")
 
@@ -36,6 +37,8 @@ def linkify(text: str) -> Markup:
 
 
 def _row(outbox_id: int) -> OutboxMessage:
+    if outbox_id > MAX_ID:
+        raise NoSuchEmailError(outbox_id)  # no column holds it (it would not even fit a query)
     with session_scope() as session:
         row = session.get(OutboxMessage, outbox_id)
     if row is None:

@@ -13,12 +13,11 @@ from flask import current_app
 from sqlmodel import Session, col, func, select
 
 import engine
-from service import store
+from service import store, tokens
 from service.links import external_url, private_page_url
 from service.mail.kinds import MailKind
 from service.mail.models import OutboxMessage
 from service.mail.outbox import queue_email
-from service.mail.signed import MailPurpose, mail_link
 from service.models import Game, Player, utcnow
 
 
@@ -36,20 +35,25 @@ def game_facts(game: Game) -> dict[str, Any]:
 
 
 def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
-    """Ask the creator (seat A) of ``game`` to confirm their address before B is invited."""
+    """Ask the address given as the creator's (seat A) of ``game`` to send its invitation: the
+    link is seat A's private page, where a button sends it. Also the owner's sign-in link
+    ("my games"), so that the next game needs no confirmation. The subject carries no text
+    that the form's sender typed."""
     assert game.id is not None
     seats = store.seats_of(session, game.id)
-    creator, invited = seats["A"][1], seats["B"][1]
+    (seat_a, creator), invited = seats["A"], seats["B"][1]
     assert creator.id is not None
+    games_token = tokens.make_games_token(creator.id, creator.token_generation)
     return queue_email(
         session,
         MailKind.CONFIRM_ADDRESS,
         creator,
-        subject=f"Confirm your address to invite {invited.display_name} to Battle Line",
+        subject="Confirm your new Battle Line game",
         context={
             **game_facts(game),
             "invited_name": invited.display_name,
-            "confirm_url": mail_link(MailPurpose.CONFIRM_ADDRESS, creator.id),
+            "confirm_url": private_page_url(seat_a),
+            "sign_in_url": external_url("history.my_games", token=games_token),
         },
     )
 

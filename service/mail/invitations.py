@@ -1,9 +1,12 @@
 """Keeping the service from mailing strangers.
 
-- The creator of a game confirms their own address (a signed link, then a button) before any
-  invitation leaves; a creator already confirmed skips that.
+- An invitation leaves only when the creator's own address says so: from their signed-in
+  browser (``service.signin``), or by the button on the private page whose link was emailed to
+  that address. A form naming someone else's address sends that person a confirmation email,
+  never an invitation, and gives the form's sender no link.
 - Invitations are limited per sender and per recipient per day, and confirmation emails per
-  address per day (settings ``INVITATIONS_PER_SENDER_PER_DAY``, ...): a 429 page beyond.
+  address per day (settings ``INVITATIONS_PER_SENDER_PER_DAY``, ...), counting emails actually
+  queued: a 429 page beyond. Requests per client address are limited in ``service.limits``.
 - An address can refuse all invitations (a link in every invitation, and List-Unsubscribe).
 
 Functions work in the caller's session and leave the commit to it.
@@ -18,7 +21,6 @@ from sqlmodel import Session, col, func, select
 
 from service import store
 from service.mail import emails
-from service.mail.addresses import is_confirmed
 from service.mail.kinds import MailKind
 from service.mail.models import AddressStatus, OutboxMessage
 from service.models import Game, GameStatus, Player, Seat, utcnow
@@ -47,60 +49,78 @@ class InvitationsRefusedError(Refusal):
         )
 
 
-def _games_created_since(session: Session, player_id: int, seat: str, since: object) -> int:
-    count = session.exec(
+def _emails_since(
+    session: Session,
+    kind: MailKind,
+    since: object,
+    *,
+    player_id: int | None = None,
+    inviter_id: int | None = None,
+) -> int:
+    """How many emails of ``kind`` went into the outbox since ``since``, to ``player_id`` or
+    about games that ``inviter_id`` started (emails actually queued: an email that was refused
+    before queueing counts for nobody)."""
+    statement = (
         select(func.count())
-        .select_from(Game)
-        .join(Seat, col(Seat.game_id) == col(Game.id))
-        .where(Seat.player_id == player_id, Seat.seat == seat, col(Game.created_at) >= since)
-    ).one()
-    return int(count)
+        .select_from(OutboxMessage)
+        .where(OutboxMessage.kind == kind, col(OutboxMessage.created_at) >= since)
+    )
+    if player_id is not None:
+        statement = statement.where(OutboxMessage.player_id == player_id)
+    if inviter_id is not None:
+        statement = statement.join(Seat, col(Seat.game_id) == col(OutboxMessage.game_id)).where(
+            Seat.seat == "A", Seat.player_id == inviter_id
+        )
+    return int(session.exec(statement).one())
 
 
-def check_can_invite(session: Session, sender_email: str, recipient_email: str) -> None:
-    """Refuse a new game before anything is stored: the recipient refuses invitations
-    (InvitationsRefusedError) or a daily limit is reached (TooManyInvitationsError)."""
+def check_recipient(session: Session, recipient_email: str) -> None:
+    """Refuse a game whose invited address refuses invitations (InvitationsRefusedError)."""
+    recipient = store.find_player(session, recipient_email)
+    if recipient is None or recipient.id is None:
+        return
+    status = session.get(AddressStatus, recipient.id)
+    if status is not None and (
+        status.refuses_invitations_at is not None or status.unsubscribed_at is not None
+    ):
+        raise InvitationsRefusedError()
+
+
+def check_invitation_limits(session: Session, creator: Player, invited: Player) -> None:
+    """Raise TooManyInvitationsError when the invited address had its invitations for the day,
+    or the creator sent theirs. Counts invitations actually sent, so games that strangers
+    created in someone's name without their confirmation count for nobody."""
     config = current_app.config
     since = utcnow() - DAY
-    recipient = store.find_player(session, recipient_email)
-    if recipient is not None and recipient.id is not None:
-        status = session.get(AddressStatus, recipient.id)
-        if status is not None and (
-            status.refuses_invitations_at is not None or status.unsubscribed_at is not None
-        ):
-            raise InvitationsRefusedError()
-        limit = int(config["INVITATIONS_PER_RECIPIENT_PER_DAY"])
-        if _games_created_since(session, recipient.id, "B", since) >= limit:
-            raise TooManyInvitationsError(
-                f"This address has received {limit} invitations in the last 24 hours, the most "
-                "we send to one person in a day. Please try again tomorrow. Nothing was created."
-            )
-    sender = store.find_player(session, sender_email)
-    if sender is None or sender.id is None:
-        return
-    limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
-    if _games_created_since(session, sender.id, "A", since) >= limit:
+    assert creator.id is not None and invited.id is not None
+    limit = int(config["INVITATIONS_PER_RECIPIENT_PER_DAY"])
+    if _emails_since(session, MailKind.INVITATION, since, player_id=invited.id) >= limit:
         raise TooManyInvitationsError(
-            f"You have created {limit} games in the last 24 hours, the most one person may in a "
-            "day. Please try again tomorrow. Nothing was created."
+            f"{invited.display_name} has received {limit} invitations in the last 24 hours, the "
+            "most we send to one person in a day. Please try again tomorrow. Nothing was sent."
         )
-    if not is_confirmed(session, sender.id):
-        limit = int(config["CONFIRMATIONS_PER_ADDRESS_PER_DAY"])
-        sent = session.exec(
-            select(func.count())
-            .select_from(OutboxMessage)
-            .where(
-                OutboxMessage.player_id == sender.id,
-                OutboxMessage.kind == MailKind.CONFIRM_ADDRESS,
-                col(OutboxMessage.created_at) >= since,
-            )
-        ).one()
-        if int(sent) >= limit:
-            raise TooManyInvitationsError(
-                f"We have sent {limit} confirmation emails to your address in the last 24 hours. "
-                "Please confirm with one of them; your games' invitations go out then. "
-                "Nothing was created."
-            )
+    limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
+    if _emails_since(session, MailKind.INVITATION, since, inviter_id=creator.id) >= limit:
+        raise TooManyInvitationsError(
+            f"You have sent {limit} invitations in the last 24 hours, the most one person may in "
+            "a day. Please try again tomorrow. Nothing was sent."
+        )
+
+
+def check_confirmation_limit(session: Session, creator: Player) -> None:
+    """Raise TooManyInvitationsError when this address had its confirmation emails for the day.
+    Every one of them carries the owner's sign-in link, so strangers who use up the count do
+    not lock the owner out: signed in, they create games with no confirmation email."""
+    assert creator.id is not None
+    limit = int(current_app.config["CONFIRMATIONS_PER_ADDRESS_PER_DAY"])
+    since = utcnow() - DAY
+    if _emails_since(session, MailKind.CONFIRM_ADDRESS, since, player_id=creator.id) >= limit:
+        raise TooManyInvitationsError(
+            f"We have sent {limit} confirmation emails to this address in the last 24 hours, "
+            "the most we send to one address in a day. If it is yours, open the link "
+            '"sign in" in one of them and create the game again: signed in, you need no '
+            "confirmation. Otherwise try tomorrow. Nothing was created."
+        )
 
 
 def invitation_sent(session: Session, game_id: int) -> bool:
@@ -113,32 +133,31 @@ def invitation_sent(session: Session, game_id: int) -> bool:
     return row is not None
 
 
-def after_game_created(session: Session, game: Game, creator: Player) -> None:
-    """The creation hook: invite seat B now if the creator's address is confirmed, else ask the
-    creator to confirm it first."""
-    assert creator.id is not None
-    if is_confirmed(session, creator.id):
-        emails.queue_invitation(session, game)
+def after_game_created(
+    session: Session, game: Game, creator: Player, invited: Player, *, creator_present: bool
+) -> None:
+    """The creation hook. ``creator_present``: the request comes from the creator's own
+    signed-in browser (or an operator's command), so the invitation goes now. Otherwise the
+    email goes to the creator's address with the link that sends it: whoever typed the form
+    gets nothing that only the address's owner may have."""
+    if creator_present:
+        send_invitation(session, game, creator, invited)
     else:
+        check_confirmation_limit(session, creator)
         emails.queue_confirmation(session, game)
 
 
-def send_pending_invitations(session: Session, creator: Player) -> list[int]:
-    """After a confirmation: queue the invitation of every game the player created that is still
-    waiting and was not sent yet. Returns those game ids."""
-    games = session.exec(
-        select(Game)
-        .join(Seat, col(Seat.game_id) == col(Game.id))
-        .where(Seat.player_id == creator.id, Seat.seat == "A", Game.status == GameStatus.INVITED)
-        .order_by(col(Game.id))
-    ).all()
-    invited: list[int] = []
-    for game in games:
-        assert game.id is not None
-        if not invitation_sent(session, game.id):
-            emails.queue_invitation(session, game)
-            invited.append(game.id)
-    return invited
+def send_invitation(session: Session, game: Game, creator: Player, invited: Player) -> bool:
+    """Queue the invitation of a game still waiting for it, within the daily limits (raises
+    TooManyInvitationsError, InvitationsRefusedError). Returns False when it was sent before.
+    Call with the game row locked."""
+    assert game.id is not None
+    if game.status != GameStatus.INVITED or invitation_sent(session, game.id):
+        return False
+    check_recipient(session, invited.email)
+    check_invitation_limits(session, creator, invited)
+    emails.queue_invitation(session, game)
+    return True
 
 
 def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:

@@ -22,6 +22,10 @@ class OutboxStatus(enum.StrEnum):
 
     QUEUED = "queued"
     """Waiting for a worker (a first try, or another after a temporary SMTP failure)."""
+    SENDING = "sending"
+    """Claimed by a worker at ``claimed_at``, which is talking to the SMTP server with no
+    transaction open. A claim older than ``MAIL_SENDING_LEASE_S`` belongs to a worker that died
+    (or lost the database): the sweep puts the row back in the queue."""
     SENT = "sent"
     """Accepted by the SMTP server; never sent again."""
     FAILED = "failed"
@@ -45,9 +49,11 @@ class OutboxMessage(SQLModel, table=True):
 
     __tablename__ = "outbox"
     __table_args__ = (
-        sa.CheckConstraint("status IN ('queued', 'sent', 'failed')", name="status"),
+        sa.CheckConstraint("status IN ('queued', 'sending', 'sent', 'failed')", name="status"),
         # The sweep's query: unsent rows whose next try is due.
         sa.Index("ix_outbox_status_next_attempt_at", "status", "next_attempt_at"),
+        # The sweep's reclaim: rows left "sending" by a worker that died, claimed long ago.
+        sa.Index("ix_outbox_status_claimed_at", "status", "claimed_at"),
         # The thread root of a game for one recipient.
         sa.Index("ix_outbox_game_id_player_id", "game_id", "player_id"),
     )
@@ -73,12 +79,15 @@ class OutboxMessage(SQLModel, table=True):
     sends exactly these bytes (``service.mail.mime``)."""
     status: str = Field(default=OutboxStatus.QUEUED, max_length=16)
     attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Claims so far (each claim is one attempt, also one cut short by a dead worker)."""
     last_error: str | None = Field(default=None, sa_type=sa.Text)
     created_at: datetime = _now_column()
     next_attempt_at: datetime = _now_column()
     """When the sweep may try this row (again): a little after creation (the row's own deliver
     task goes first), then by backoff after each temporary failure."""
     sent_at: datetime | None = _now_column(nullable=True)
+    claimed_at: datetime | None = _now_column(nullable=True)
+    """When a worker last claimed the row (status ``sending``) to send it; kept afterwards."""
 
 
 class AddressStatus(SQLModel, table=True):

@@ -22,7 +22,8 @@ import sqlalchemy as sa
 from flask import current_app, has_app_context, render_template
 from sqlmodel import Session, col, select
 
-from service import store
+import engine
+from service.after_commit import publish_after_commit
 from service.mail.kinds import MailKind
 from service.mail.mime import build_mime, check_header_value
 from service.mail.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
@@ -56,13 +57,11 @@ def new_message_id(kind: MailKind) -> str:
 
 def game_subject(session: Session, game: Game) -> str:
     """The one subject of every email of a game, so that mail programs keep them in one thread.
-    Names only: never a card (PITFALLS)."""
+    Nothing a person typed (names are chosen by whoever filled in the form) and never a card
+    (PITFALLS)."""
     assert game.id is not None
-    names = {
-        letter: player.display_name
-        for letter, (_, player) in store.seats_of(session, game.id).items()
-    }
-    return f"Battle Line: {names.get('A', '?')} vs {names.get('B', '?')} (game {game.id})"
+    title = engine.get_ruleset(game.ruleset).title
+    return f"Battle Line by mail: game {game.id}, {title}"
 
 
 def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
@@ -216,14 +215,14 @@ def dispatch(outbox_ids: list[int]) -> None:
             "outbox rows %s committed outside an app: the sweep will send them", outbox_ids
         )
         return
-    task = current_app.extensions["celery"].tasks[DELIVER_TASK]
-    for outbox_id in outbox_ids:
-        try:
-            task.delay(outbox_id)
-        # The row is committed and the sweep will send it; a broker or SMTP failure here must not
-        # turn the change that was just committed into an error page.
-        except Exception:
-            logger.exception("could not queue delivery of outbox row %s; the sweep will", outbox_id)
+    # The rows are committed and the sweep will send them: a broker that is down or stalled (or
+    # an SMTP failure in eager mode) must neither turn the change just committed into an error
+    # page nor hold the request (bounded by BROKER_PUBLISH_TIMEOUT_S).
+    publish_after_commit(
+        current_app.extensions["celery"],
+        [(DELIVER_TASK, (outbox_id,)) for outbox_id in outbox_ids],
+        f"delivery of outbox rows {outbox_ids}",
+    )
 
 
 @sa.event.listens_for(Session, "after_commit")

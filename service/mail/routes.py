@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from service import store
 from service.db import session_scope
-from service.mail import addresses, invitations
+from service.mail import addresses
 from service.mail.models import AddressStatus
 from service.mail.signed import MailPurpose, MailToken, read_token
 from service.models import Player
@@ -62,11 +62,15 @@ def _page(page: ActionPage, *, name: str, done: bool, undone: bool = False) -> s
     )
 
 
+# Links of this kind were mailed before games were confirmed one by one (from their private
+# page): they confirm the address and nothing more. No invitation goes out from here: it would
+# send games that strangers started in this address's name.
 CONFIRM = ActionPage(
     title="Confirm your address",
-    ask="Press the button to confirm that this is your address. Then your invitations go out.",
+    ask="Press the button to confirm that this is your address.",
     button="Confirm my address",
-    done="Your address is confirmed. Your invitations are on their way.",
+    done="Your address is confirmed. To send a game's invitation, open the game's private page "
+    "from the email we sent about it and press \"Send the invitation\".",
 )
 
 
@@ -87,7 +91,6 @@ def confirm_post(token: str) -> str:
         player = _player(session, mail_token)
         assert player.id is not None
         addresses.confirm(session, player.id)
-        invitations.send_pending_invitations(session, player)
     return _page(CONFIRM, name=player.display_name, done=True)
 
 

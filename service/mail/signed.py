@@ -14,7 +14,7 @@ from typing import Any
 from itsdangerous import URLSafeTimedSerializer
 
 from service.links import external_url
-from service.tokens import TamperedTokenError, load_signed, signed_serializer
+from service.tokens import checked_payload, load_signed, signed_serializer
 
 
 class MailPurpose(enum.StrEnum):
@@ -58,14 +58,9 @@ def make_token(purpose: MailPurpose, player_id: int, game_id: int | None = None)
 
 def read_token(purpose: MailPurpose, token: str) -> MailToken:
     """Check a mail link's signature and age. Raises TamperedTokenError or ExpiredTokenError."""
-    payload = load_signed(_serializer(purpose), token)
     wants_game = purpose is MailPurpose.MUTE_GAME
-    if (
-        not isinstance(payload, dict)
-        or set(payload) != ({"u", "g"} if wants_game else {"u"})
-        or not all(type(value) is int for value in payload.values())
-    ):
-        raise TamperedTokenError()
+    fields = {"u": int, "g": int} if wants_game else {"u": int}
+    payload = checked_payload(load_signed(_serializer(purpose), token), fields)
     return MailToken(player_id=payload["u"], game_id=payload.get("g"))
 
 

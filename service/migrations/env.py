@@ -26,9 +26,12 @@ def _database_url() -> str:
     url = config.attributes.get("database_url")
     if url:
         return str(url)
-    from service import create_app
+    # Only the database setting: a schema upgrade needs no secret key (and must not fail
+    # open for want of one), so no app is built here.
+    from service import INSTANCE_DIR
+    from service.config import config_from_env
 
-    return str(create_app().config["DATABASE_URL"])
+    return str(config_from_env(str(INSTANCE_DIR))["DATABASE_URL"])
 
 
 def _render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:

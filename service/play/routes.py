@@ -4,6 +4,7 @@ button the person presses, carrying the ply it was chosen at.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import jsonify, redirect, render_template, request, url_for
@@ -94,7 +95,7 @@ def render_private_page(session: Session, game: Game, seat: Seat, token: str) ->
         token=token,
         invited=False,
         bouncing=bouncing_addresses(session, game.id),
-        preferences=turn_preferences(player),
+        preferences=turn_preferences(player, seat),
         **private_page_context(session, game, seat.seat, state),
     )
 
@@ -114,7 +115,8 @@ def _field(name: str, *, required: bool = True) -> str:
 def _form_moves() -> tuple[int, list[str]]:
     """The ply and the moves of a submitted move form. Raises FormError."""
     ply_text = _field("ply")
-    if not ply_text.isdigit() or int(ply_text) > MAX_PLY:
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    if not re.fullmatch(r"[0-9]{1,6}", ply_text) or int(ply_text) > MAX_PLY:
         raise FormError("The form's move number is not a number. Reload your private page.")
     move = _field("move")
     if move.lower() == "return":

@@ -32,7 +32,8 @@ def digest_moment(now: datetime) -> datetime:
 
 
 def games_to_play(session: Session, player: Player) -> list[dict[str, Any]]:
-    """The player's active games where it is their turn, oldest deadline first."""
+    """The player's active games where it is their turn and whose seat chose the digest, oldest
+    deadline first."""
     rows = session.exec(
         select(Game, Seat)
         .join(Seat, col(Seat.game_id) == col(Game.id))
@@ -42,7 +43,7 @@ def games_to_play(session: Session, player: Player) -> list[dict[str, Any]]:
     found = []
     for game, seat in rows:
         assert game.id is not None
-        if game.rules_version != engine.RULES_VERSION:
+        if game.rules_version != engine.RULES_VERSION or not turn_preferences(player, seat).digest:
             continue
         snapshot = store.latest_snapshot(session, game.id)
         if snapshot is None:
@@ -70,19 +71,21 @@ def send_digests(now: datetime | None = None) -> list[int]:
     now = now or clock.now()
     since = digest_moment(now)
     with session_scope() as session:
-        playing = (
-            select(Seat.player_id)
+        playing = session.exec(
+            select(Player, Seat)
+            .join(Seat, col(Seat.player_id) == col(Player.id))
             .join(Game, col(Game.id) == col(Seat.game_id))
             .where(Game.status == GameStatus.ACTIVE)
+        ).all()
+        ids = sorted(
+            {
+                p.id
+                for p, seat in playing
+                if p.id is not None
+                and turn_preferences(p, seat).digest
+                and (p.digest_sent_at is None or p.digest_sent_at < since)
+            }
         )
-        candidates = session.exec(select(Player).where(col(Player.id).in_(playing))).all()
-        ids = [
-            p.id
-            for p in candidates
-            if p.id is not None
-            and turn_preferences(p).digest
-            and (p.digest_sent_at is None or p.digest_sent_at < since)
-        ]
     sent = []
     for player_id in ids:
         with session_scope() as session:

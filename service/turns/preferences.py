@@ -1,21 +1,38 @@
-"""A player's choices about their turns, kept in ``players.preferences`` (a JSON dict).
+"""A player's choices about their turns: automatic claims (R5) and the daily digest.
 
-- ``automatic_claims`` (default on, R5 for games by mail): at the start of each of their turns
-  under the advanced rule, the server makes every claim the prover can prove.
-- ``digest`` (default off): one email a day listing the games where it is their turn, instead of
-  a "your turn" email per turn.
+Two levels, so that a seat link can never change more than its own game:
+- ``players.preferences``: the player's defaults, changed only by the player signed in (or from
+  their emailed "my games" link);
+- ``seats.preferences``: one game's own choice, changed from that seat's private page.
+
+``automatic_claims`` (default on, R5 for games by mail): at the start of each of their turns
+under the advanced rule, the server makes every claim the prover can prove.
+``digest`` (default off): this game goes in one email a day listing the games where it is their
+turn, instead of a "your turn" email per turn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import Session
 
-from service.models import Player
+from service.models import Player, Seat
+from service.refusal import Refusal
 
 AUTOMATIC_CLAIMS = "automatic_claims"
 DIGEST = "digest"
+CHECKED = "on"
+"""What a checked box sends; an unchecked box sends nothing."""
+
+
+class PreferencesFormError(Refusal):
+    """A preferences form that was not sent as the page makes it."""
+
+    status = 422
+    title = "These settings could not be read"
 
 
 @dataclass(frozen=True)
@@ -25,21 +42,57 @@ class TurnPreferences:
     automatic_claims: bool = True
     digest: bool = False
 
+    def to_json(self) -> dict[str, bool]:
+        return {AUTOMATIC_CLAIMS: self.automatic_claims, DIGEST: self.digest}
 
-def turn_preferences(player: Player) -> TurnPreferences:
-    """The player's choices, defaults filled in."""
-    prefs = player.preferences or {}
+
+def _read(stored: Mapping[str, Any] | None, defaults: TurnPreferences) -> TurnPreferences:
+    stored = stored or {}
     return TurnPreferences(
-        automatic_claims=bool(prefs.get(AUTOMATIC_CLAIMS, True)),
-        digest=bool(prefs.get(DIGEST, False)),
+        automatic_claims=bool(stored.get(AUTOMATIC_CLAIMS, defaults.automatic_claims)),
+        digest=bool(stored.get(DIGEST, defaults.digest)),
     )
 
 
-def set_turn_preferences(session: Session, player: Player, chosen: TurnPreferences) -> None:
-    """Store the player's choices (a new dict: JSON columns miss in-place changes)."""
-    player.preferences = {
-        **(player.preferences or {}),
-        AUTOMATIC_CLAIMS: chosen.automatic_claims,
-        DIGEST: chosen.digest,
-    }
+def player_defaults(player: Player) -> TurnPreferences:
+    """The player's defaults for games without a choice of their own."""
+    return _read(player.preferences, TurnPreferences())
+
+
+def turn_preferences(player: Player, seat: Seat) -> TurnPreferences:
+    """What applies to ``seat``'s game: its own choice, else the player's defaults."""
+    return _read(seat.preferences, player_defaults(player))
+
+
+def parse_preferences_form(
+    form: Mapping[str, str], names: Mapping[str, list[str]]
+) -> TurnPreferences:
+    """The checkboxes of a preferences form: each absent or ``on``, once; anything else is
+    refused (PreferencesFormError), never read as "off"."""
+    for name in (AUTOMATIC_CLAIMS, DIGEST):
+        values = names.get(name, [])
+        if len(values) > 1 or (values and values[0] != CHECKED):
+            raise PreferencesFormError(
+                f"The setting '{name}' takes a checkbox (on or absent). Nothing was changed."
+            )
+    unknown = sorted(set(form) - {AUTOMATIC_CLAIMS, DIGEST})
+    if unknown:
+        raise PreferencesFormError(
+            f"This form has no field {', '.join(repr(n) for n in unknown)}. Nothing was changed."
+        )
+    return TurnPreferences(
+        automatic_claims=form.get(AUTOMATIC_CLAIMS) == CHECKED,
+        digest=form.get(DIGEST) == CHECKED,
+    )
+
+
+def set_seat_preferences(session: Session, seat: Seat, chosen: TurnPreferences) -> None:
+    """This game's own choice (a new dict: JSON columns miss in-place changes)."""
+    seat.preferences = chosen.to_json()
+    session.add(seat)
+
+
+def set_player_defaults(session: Session, player: Player, chosen: TurnPreferences) -> None:
+    """The player's defaults, for every game without a choice of its own."""
+    player.preferences = {**(player.preferences or {}), **chosen.to_json()}
     session.add(player)

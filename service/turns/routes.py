@@ -1,5 +1,6 @@
-"""The turn preferences form of the private page: automatic claims (R5) and the daily digest.
-A POST from a button the person presses; GET never changes anything."""
+"""The turn preferences form of the private page: automatic claims (R5) and the daily digest for
+this one game. A POST from a button the person presses; GET never changes anything. A seat link
+changes only its own seat: the player's defaults are changed from "my games" (signed in)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from werkzeug.wrappers import Response
 from service import tokens
 from service.db import session_scope
 from service.games.lifecycle import seat_for_token
-from service.models import Player
-from service.turns.preferences import TurnPreferences, set_turn_preferences
+from service.turns.preferences import parse_preferences_form, set_seat_preferences
 
 bp = Blueprint("turns", __name__)
 
@@ -18,13 +18,8 @@ bp = Blueprint("turns", __name__)
 @bp.post("/p/<token>/preferences")
 def preferences(token: str) -> Response:
     seat_token = tokens.read_private_token(token)
+    chosen = parse_preferences_form(request.form.to_dict(), request.form.to_dict(flat=False))
     with session_scope() as session:
         _, seat = seat_for_token(session, seat_token)
-        player = session.get(Player, seat.player_id)
-        assert player is not None
-        chosen = TurnPreferences(
-            automatic_claims=request.form.get("automatic_claims") == "on",
-            digest=request.form.get("digest") == "on",
-        )
-        set_turn_preferences(session, player, chosen)
+        set_seat_preferences(session, seat, chosen)
     return redirect(url_for("games.private_page", token=token) + "#preferences", code=303)

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from service import store
+from service.after_commit import publish_after_commit
 from service.db import session_scope
 from service.mail.game_emails import MadeClaim, queue_game_over, queue_your_turn
 from service.models import Game, GameStatus
@@ -111,8 +112,8 @@ def start_turn(game_id: int, turn: int) -> Started:
             session.add(game)
             return Started.STALE
         seat = state.to_move
-        _, player = store.seats_of(session, game_id)[seat]
-        chosen = turn_preferences(player)
+        seat_row, player = store.seats_of(session, game_id)[seat]
+        chosen = turn_preferences(player, seat_row)
         made: list[MadeClaim] = []
         if chosen.automatic_claims:
             claims = engine.automatic_claims(state)
@@ -159,14 +160,14 @@ def dispatch(pending: list[tuple[int, int]]) -> None:
     if not has_app_context():
         logger.warning("turns %s began outside an app: the deadline scan starts them", pending)
         return
-    task = current_app.extensions["celery"].tasks[START_TURN_TASK]
-    for game_id, turn in pending:
-        try:
-            task.delay(game_id, turn)
-        # The move is committed and the scan starts lost turns; a broker failure must not turn
-        # the move just made into an error page.
-        except Exception:
-            logger.exception("could not queue the start of turn %s of game %s", turn, game_id)
+    # The move is committed and the scan starts lost turns: a broker that is down or stalled
+    # must neither turn the move just made into an error page nor hold the request (bounded by
+    # BROKER_PUBLISH_TIMEOUT_S).
+    publish_after_commit(
+        current_app.extensions["celery"],
+        [(START_TURN_TASK, (game_id, turn)) for game_id, turn in pending],
+        f"the start of (game, turn) {pending}",
+    )
 
 
 @sa.event.listens_for(Session, "after_commit")

@@ -116,6 +116,8 @@ def make_test_app(database_url: str, **overrides: Any) -> Flask:
         "SECRET_KEY": TEST_SECRET_KEY,
         "SECRET_KEY_FALLBACKS": [],
         "BASE_URL": TEST_BASE_URL,
+        # Tests make many games from one client address; the limit tests turn this back on.
+        "RATELIMIT_ENABLED": False,
     }
     config.update(overrides)
     return create_app(config)
@@ -161,6 +163,20 @@ VALID_FORM = {
     "days_per_move": "3",
     "visibility": "unlisted",
 }
+
+
+def sign_in_as(app: Flask, client: FlaskClient, email: str, name: str = "Alice") -> None:
+    """Sign ``client`` in as the player with ``email`` (made if new) the way a person does:
+    the button of their emailed "my games" link."""
+    from service import store, tokens
+    from service.db import session_scope
+
+    with app.app_context(), session_scope() as session:
+        player = store.find_or_add_player(session, email, name)
+        assert player.id is not None
+        token = tokens.make_games_token(player.id, player.token_generation)
+    response = client.post(f"/me/{token}/sign-in")
+    assert response.status_code == 303, response.get_data(as_text=True)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 
 from service import store, tokens
 from service.db import session_scope
+from tests.service.conftest import sign_in_as
 
 
 @dataclass
@@ -146,6 +147,8 @@ def create_and_accept(
         "days_per_move": "3",
         "visibility": visibility,
     }
+    # Alice starts the game from her own signed-in browser: the invitation goes at once.
+    sign_in_as(app, client, "alice@example.org")
     with (
         mock.patch("service.games.lifecycle.secrets.token_hex", lambda _n: seed)
         if seed

@@ -14,6 +14,7 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.models import Game, Player, Seat
+from tests.service.conftest import sign_in_as
 
 TOKEN_URL = re.compile(r"http://bl\.test/p/([A-Za-z0-9_.\-]+)")
 
@@ -41,6 +42,7 @@ def test_form_page(client: FlaskClient) -> None:
 
 
 def test_create_game(app: Flask, client: FlaskClient, valid_form: dict[str, str]) -> None:
+    sign_in_as(app, client, "alice@example.org")
     response = client.post("/games/new", data={**valid_form, "days_per_move": "5"})
     assert response.status_code == 303
     game, seats, players = _only_game(app)
@@ -57,7 +59,7 @@ def test_create_game(app: Flask, client: FlaskClient, valid_form: dict[str, str]
         ("alice@example.org", "Alice"),
         ("bob@example.org", "Bob"),
     ]
-    # Redirected to A's private page, which shows the commitment but never the seed.
+    # Signed in as A: redirected to A's private page, which shows the commitment, never the seed.
     with app.app_context():
         assert tokens.read_private_token(response.location.rsplit("/", 1)[1]).seat == "A"
     page = client.get(response.location)
@@ -70,7 +72,8 @@ def test_create_game(app: Flask, client: FlaskClient, valid_form: dict[str, str]
 
 def test_seeds_differ(app: Flask, client: FlaskClient, valid_form: dict[str, str]) -> None:
     client.post("/games/new", data=valid_form)
-    client.post("/games/new", data=valid_form)
+    # Another game of the same two (the very same form would find the first game).
+    client.post("/games/new", data={**valid_form, "days_per_move": "4"})
     with app.app_context(), session_scope() as session:
         games = session.exec(select(Game)).all()
         assert len({g.seed for g in games}) == 2

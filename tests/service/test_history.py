@@ -124,6 +124,7 @@ def test_my_games_request_is_the_same_for_known_and_unknown(
 
 def test_my_games_link_in_development(app: Flask, client: FlaskClient) -> None:
     game = create_and_accept(app, client)
+    client.post("/me/sign-out")  # Alice signed in to start it; this is another browser's view
     page = client.get("/me")
     assert page.status_code == 200 and b'name="email"' in page.data
     sent = client.post("/me", data={"email": "bob@example.org"}).get_data(as_text=True)

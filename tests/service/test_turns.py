@@ -174,7 +174,10 @@ def test_preferences_on_the_private_page(app: Flask, client: FlaskClient) -> Non
     assert response.status_code == 303
     with app.app_context(), session_scope() as session:
         bob = session.exec(select(Player).where(Player.email == EMAILS["B"])).one()
-        assert bob.preferences["automatic_claims"] is False and bob.preferences["digest"] is True
+        seat = store.seats_of(session, game_id)["B"][0]
+        # This game's choice; a seat link never changes the player's defaults.
+        assert seat.preferences == {"automatic_claims": False, "digest": True}
+        assert bob.preferences == {}
 
 
 def tokens_of(app: Flask, game_id: int) -> dict[str, str]:
@@ -236,9 +239,11 @@ def test_check_your_email_and_bouncing_addresses_on_the_game_pages(
     page = client.get(created.location).get_data(as_text=True)
     assert "Check your email" in page
     confirmation = only_row(app, kind=MailKind.CONFIRM_ADDRESS)
-    client.post(path_of(link_to(confirmation.text_body, "/mail/confirm/")))
-    page = client.get(created.location).get_data(as_text=True)
-    assert "Check your email" not in page and "Waiting for Bob" in page
+    private = path_of(link_to(confirmation.text_body, "/p/"))
+    assert "Send the invitation" in client.get(private).get_data(as_text=True)
+    client.post(f"{private}/invite")
+    page = client.get(private).get_data(as_text=True)
+    assert "Send the invitation" not in page and "Waiting for Bob" in page
     invitation = only_row(app, kind=MailKind.INVITATION)
     client.post(path_of(link_to(invitation.text_body, "/accept")))
     assert invitation.game_id is not None and invitation.player_id is not None

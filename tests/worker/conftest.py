@@ -3,7 +3,8 @@
 - ``app``/``client`` (eager, embedded mode) come from tests/service and run on SQLite and
   PostgreSQL.
 - ``smtp``: an aiosmtpd ``Controller`` on a free port that records what arrives and can refuse
-  addresses, go down, come back, or hold a message mid-delivery.
+  addresses, go down, come back, hold a message mid-delivery, or stop a session at any SMTP
+  stage (``Stop``: tests/worker/test_kill_points.py).
 - ``redis_url``: the Redis at 127.0.0.1:6379 (started if it is not running; a clear failure if
   it cannot be); ``private_redis``: a Redis of the test's own on a free port.
 - ``worker_db``: a PostgreSQL database of this session, emptied before each test.
@@ -64,7 +65,9 @@ REDIS_PORT = 6379
 FAST_MAIL_SETTINGS: dict[str, str] = {
     "MAIL_RETRY_BACKOFF_S": "1",
     "MAIL_RETRY_BACKOFF_MAX_S": "1",
-    "MAIL_MAX_RETRIES": "50",
+    # Short enough for a reclaim within a test, long enough that no live worker here is overtaken
+    # (each SMTP exchange in these tests takes milliseconds; production: 2 * timeout + 30).
+    "MAIL_SENDING_LEASE_S": "2",
     "MAIL_SWEEP_EVERY_S": "0.5",
     "MAIL_SWEEP_AFTER_S": "1",
     "MAIL_TIMEOUT_S": "5",
@@ -100,6 +103,41 @@ class Arrived:
     message: email.message.EmailMessage
     rcpt_tos: list[str]
     peer: Any
+    raw: bytes = b""
+    """The message as it came over the wire (after dot-unstuffing)."""
+
+
+SMTP_STAGES = ("connect", "ehlo", "mail", "rcpt", "data", "body", "received", "quit")
+
+
+@dataclass
+class Stop:
+    """Where the next SMTP session waits (``Mailbox.stop``), once, until ``release`` is set.
+
+    ``connect``: the connection is accepted, before the 220 greeting. ``ehlo``, ``mail``,
+    ``rcpt``, ``quit``: the command arrived, before its reply. ``data``: the DATA command arrived,
+    before the 354. ``body``: the first lines of the message body arrived, and the server reads no
+    further until released. ``received``: the whole body arrived, before the reply. A client
+    that goes away meanwhile ends the session when the server sees it (``abandoned``): nothing
+    more is answered or kept.
+    """
+
+    stage: str
+    reply: str | None = None
+    """The answer once released, instead of the usual one (``ehlo``, ``mail``, ``rcpt``,
+    ``data``, ``received``, ``quit``), e.g. ``451 4.3.0 Try again later``."""
+    keep: bool = True
+    """At ``received``: the server keeps the message before it waits, as Postfix does once it has
+    the final ".", so it is delivered even if the client never reads the 250. False: kept only
+    if the session goes on after the release."""
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+    abandoned: threading.Event = field(default_factory=threading.Event)
+    """Set when the client went away while the session waited here (the server saw the
+    connection end before it read or answered anything more)."""
+
+    def __post_init__(self) -> None:
+        assert self.stage in SMTP_STAGES, self.stage
 
 
 @dataclass
@@ -114,10 +152,52 @@ class Mailbox:
     """When set up: the next DATA waits until this event is set, then answers 451."""
     holding: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: Stop | None = None
+    """The next session to reach ``stop.stage`` waits there until ``stop.release``."""
+
+    async def checkpoint(self, stage: str) -> Stop | None:
+        """Wait here if the stop is set for ``stage`` (then clear it); the Stop, or None."""
+        stop = self.stop
+        if stop is None or stop.stage != stage:
+            return None
+        self.stop = None
+        stop.reached.set()
+        try:
+            while not stop.release.is_set():
+                await asyncio.sleep(0.01)
+        except asyncio.CancelledError:  # the connection ended (aiosmtpd cancels the session)
+            stop.abandoned.set()
+            raise
+        return stop
+
+    async def handle_EHLO(
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+        responses: list[str],
+    ) -> list[str]:  # fmt: skip
+        session.host_name = hostname
+        stop = await self.checkpoint("ehlo")
+        return [stop.reply] if stop is not None and stop.reply else responses
+
+    async def handle_MAIL(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
+    ) -> str:
+        stop = await self.checkpoint("mail")
+        if stop is not None and stop.reply:
+            return stop.reply
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_QUIT(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        stop = await self.checkpoint("quit")
+        return stop.reply if stop is not None and stop.reply else "221 Bye"
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
     ) -> str:
+        stop = await self.checkpoint("rcpt")
+        if stop is not None and stop.reply:
+            return stop.reply
         if address in self.refuse:
             return self.refuse[address]
         envelope.rcpt_tos.append(address)
@@ -131,15 +211,28 @@ class Mailbox:
             while not hold.is_set():
                 await asyncio.sleep(0.02)
             return "451 4.3.0 Interrupted, try again"
+        stop = self.stop
+        if stop is not None and stop.stage == "received":
+            if stop.keep:
+                self._keep(session, envelope)
+            await self.checkpoint("received")
+            if stop.reply:
+                return stop.reply
+            if not stop.keep:
+                self._keep(session, envelope)
+            return "250 Message accepted"
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
+        self._keep(session, envelope)
+        return "250 Message accepted"
+
+    def _keep(self, session: Session, envelope: Envelope) -> None:
         content = envelope.content
         assert isinstance(content, bytes)
         parsed = email.message_from_bytes(content, policy=email.policy.default)
         assert isinstance(parsed, email.message.EmailMessage)
         with self.lock:
-            self.arrived.append(Arrived(parsed, list(envelope.rcpt_tos), session.peer))
-        return "250 Message accepted"
+            self.arrived.append(Arrived(parsed, list(envelope.rcpt_tos), session.peer, content))
 
     def messages(self) -> list[email.message.EmailMessage]:
         with self.lock:
@@ -147,6 +240,68 @@ class Mailbox:
 
     def message_ids(self) -> list[str]:
         return [str(message["Message-ID"]) for message in self.messages()]
+
+
+class _PausingReader:
+    """The stream aiosmtpd reads a message body from, stopping at the ``body`` stop after a few
+    lines (the rest stays unread)."""
+
+    def __init__(self, reader: asyncio.StreamReader, mailbox: Mailbox, after_lines: int) -> None:
+        self._reader = reader
+        self._mailbox = mailbox
+        self._after = after_lines
+        self._lines = 0
+
+    async def readuntil(self, separator: bytes = b"\n") -> bytes:
+        line = await self._reader.readuntil(separator)
+        self._lines += 1
+        if self._lines == self._after:
+            await self._mailbox.checkpoint("body")
+        return line
+
+    async def read(self, n: int = -1) -> bytes:
+        return await self._reader.read(n)
+
+
+class StoppingSMTP(SMTP):
+    """aiosmtpd's server with the stops no handler hook offers: ``connect`` (before the
+    greeting), ``data`` (before the 354) and ``body`` (part-way through the message body)."""
+
+    async def _handle_client(self) -> None:
+        if isinstance(self.event_handler, Mailbox):
+            try:
+                await self.event_handler.checkpoint("connect")
+            except asyncio.CancelledError:
+                self._writer.close()  # what aiosmtpd does for a session that ends later
+                raise
+        await super()._handle_client()
+
+    async def smtp_DATA(self, arg: str) -> None:
+        mailbox = self.event_handler
+        if not isinstance(mailbox, Mailbox) or not self.envelope or not self.envelope.rcpt_tos:
+            await super().smtp_DATA(arg)
+            return
+        stop = await mailbox.checkpoint("data")
+        if stop is not None and stop.reply:
+            self._set_post_data_state()
+            await self.push(stop.reply)
+            return
+        if mailbox.stop is None or mailbox.stop.stage != "body":
+            await super().smtp_DATA(arg)
+            return
+        reader = self._reader
+        self._reader = _PausingReader(reader, mailbox, after_lines=3)  # type: ignore[assignment]
+        try:
+            await super().smtp_DATA(arg)
+        finally:
+            self._reader = reader
+
+
+class StoppingController(Controller):
+    """A ``Controller`` serving ``StoppingSMTP``."""
+
+    def factory(self) -> SMTP:
+        return StoppingSMTP(self.handler, **self.SMTP_kwargs)
 
 
 class SMTPServer:
@@ -158,8 +313,13 @@ class SMTPServer:
         self._controller: Controller | None = None
 
     def start(self) -> None:
-        self._controller = Controller(self.mailbox, hostname="127.0.0.1", port=self.port)
+        self._controller = StoppingController(self.mailbox, hostname="127.0.0.1", port=self.port)
         self._controller.start()
+        assert self._controller.server is not None
+        for listening in self._controller.server.sockets:
+            # A fixed, small receive buffer (inherited by each connection): a client sending a
+            # message of some megabytes to a session stopped at ``body`` really waits part-way.
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
 
     def stop(self) -> None:
         if self._controller is not None:
@@ -240,6 +400,18 @@ class PrivateRedis:
             self._process.wait(timeout=10)
             self._process = None
 
+    def pause(self) -> None:
+        """SIGSTOP: a stalled Redis. Connections stay open and TCP connects still succeed (the
+        kernel accepts them), but nothing answers until ``resume``. Only this test's own Redis:
+        never the shared one on 6379."""
+        assert self._process is not None and self.port != REDIS_PORT
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT: the paused Redis answers again, with its data and connections intact."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
 
 @pytest.fixture
 def private_redis() -> Iterator[PrivateRedis]:
@@ -275,6 +447,8 @@ class Stack:
     redis_url: str
     smtp: SMTPServer
     queue: str = field(default_factory=lambda: f"battleline-test-{secrets.token_hex(4)}")
+    settings: dict[str, str] = field(default_factory=dict)
+    """Numeric MAIL_* settings of this stack's own, over FAST_MAIL_SETTINGS."""
 
     def env(self) -> dict[str, str]:
         return {
@@ -289,6 +463,7 @@ class Stack:
             "SECRET_KEY": TEST_SECRET_KEY,
             "BASE_URL": TEST_BASE_URL,
             **FAST_MAIL_SETTINGS,
+            **self.settings,
         }
 
     def app_config(self) -> dict[str, Any]:
@@ -299,9 +474,8 @@ class Stack:
             config[name] = value
         config["MAIL_PORT"] = self.smtp.port
         config["MAIL_SUPPRESS_SEND"] = False
-        for name in FAST_MAIL_SETTINGS:
-            config[name] = float(FAST_MAIL_SETTINGS[name])
-        config["MAIL_MAX_RETRIES"] = int(FAST_MAIL_SETTINGS["MAIL_MAX_RETRIES"])
+        for name, value in {**FAST_MAIL_SETTINGS, **self.settings}.items():
+            config[name] = float(value)
         return config
 
 

@@ -46,7 +46,7 @@ def play_to_game_started(web: Flask, smtp: SMTPServer) -> None:
     assert client.post("/games/new", data=VALID_FORM).status_code == 303
     (confirmation,) = arrived(smtp, 1)
     text, _ = bodies(confirmation)
-    assert client.post(path_of(link_to(text, "/mail/confirm/"))).status_code == 200
+    assert client.post(path_of(link_to(text, "/p/")) + "/invite").status_code == 303
     invitation = arrived(smtp, 2)[1]
     text, _ = bodies(invitation)
     assert client.post(path_of(link_to(text, "/accept"))).status_code == 303
@@ -111,7 +111,7 @@ def test_each_kind_of_email_is_delivered(
     (message,) = [m for m in smtp.mailbox.messages() if m["Message-ID"] == row.message_id]
     text, html = bodies(message)
     expected = {
-        MailKind.CONFIRM_ADDRESS: "/mail/confirm/",
+        MailKind.CONFIRM_ADDRESS: "/p/",
         MailKind.INVITATION: "/accept",
         MailKind.GAME_STARTED: "/p/",
         MailKind.MY_GAMES: "/me/",
@@ -130,7 +130,7 @@ def test_a_permanent_rejection_fails_the_row_and_marks_the_address(
     assert client.post("/games/new", data=VALID_FORM).status_code == 303
     (confirmation,) = arrived(smtp, 1)
     text, _ = bodies(confirmation)
-    assert client.post(path_of(link_to(text, "/mail/confirm/"))).status_code == 200
+    assert client.post(path_of(link_to(text, "/p/")) + "/invite").status_code == 303
     wait_for(
         lambda: only_row(web, kind=MailKind.INVITATION).status == "failed",
         20,

@@ -32,7 +32,7 @@ def test_list_and_message(app: Flask, client: FlaskClient) -> None:
         assert header in page
     # The text body with its links made clickable, and the HTML body rendered beside it.
     text_links = HREF.findall(page.split("<h2>HTML</h2>")[0])
-    assert any("/mail/confirm/" in url for url in text_links)
+    assert any("/p/" in url for url in text_links)
     assert "srcdoc=" in page
     for url in text_links:
         get_ok(client, html.unescape(url))
@@ -40,10 +40,10 @@ def test_list_and_message(app: Flask, client: FlaskClient) -> None:
     body = client.get(f"/dev/outbox/{row.id}/html")
     assert body.mimetype == "text/html"
     assert body.get_data(as_text=True) == row.html_body
-    confirm = [url for url in HREF.findall(row.html_body) if "/mail/confirm/" in url]
+    confirm = [url for url in HREF.findall(row.html_body) if "/p/" in url]
     assert confirm
-    # The link in the email works: pressing its button sends Bob's invitation.
-    assert client.post(path_of(html.unescape(confirm[0]))).status_code == 200
+    # The link in the email works: its page's button sends Bob's invitation.
+    assert client.post(path_of(html.unescape(confirm[0])) + "/invite").status_code == 303
     invitation = only_row(app, kind=MailKind.INVITATION)
     assert f'href="/dev/outbox/{invitation.id}"' in client.get("/dev/outbox").get_data(as_text=True)
     assert client.get("/dev/outbox/99999").status_code == 404

@@ -19,7 +19,7 @@ from service.mail.addresses import mark_bouncing
 from service.mail.emails import queue_my_games_email, send_my_games_link
 from service.mail.models import AddressStatus, OutboxMessage
 from service.models import Game, Player
-from tests.service.conftest import VALID_FORM
+from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows
 from tests.worker.turn_games import bring_every_turn_email
 
@@ -32,10 +32,11 @@ def create(client: FlaskClient, **changes: str) -> int:
 
 
 def confirm_creator(app: Flask, client: FlaskClient, email: str = "alice@example.org") -> None:
-    """Follow the newest confirmation email to ``email`` and press its button."""
+    """Follow the newest confirmation email to ``email`` to the game's private page and press
+    its "Send the invitation" button."""
     row = rows(app, kind=MailKind.CONFIRM_ADDRESS, recipient=email)[-1]
-    url = link_to(row.text_body, "/mail/confirm/")
-    assert client.post(path_of(url)).status_code == 200
+    url = link_to(row.text_body, "/p/")
+    assert client.post(path_of(url) + "/invite").status_code == 303
 
 
 def invited_game(app: Flask, client: FlaskClient) -> OutboxMessage:
@@ -45,7 +46,7 @@ def invited_game(app: Flask, client: FlaskClient) -> OutboxMessage:
     return only_row(app, kind=MailKind.INVITATION)
 
 
-def test_unconfirmed_creator_confirms_before_any_invitation(
+def test_creator_sends_the_invitation_from_the_emailed_link(
     app: Flask, client: FlaskClient
 ) -> None:
     assert create(client) == 303
@@ -53,25 +54,28 @@ def test_unconfirmed_creator_confirms_before_any_invitation(
     assert confirmation.kind == MailKind.CONFIRM_ADDRESS
     assert confirmation.recipient == "alice@example.org"
     assert confirmation.status == "sent"  # eager mode: delivered (to nowhere) at once
-    assert "invite Bob" in confirmation.subject
-    url = link_to(confirmation.text_body, "/mail/confirm/")
+    assert confirmation.subject == "Confirm your new Battle Line game"
+    url = link_to(confirmation.text_body, "/p/")
     assert url in links(confirmation.html_body)
     # Opening the link (a mail scanner does) changes nothing.
     page = get_ok(client, url)
-    assert "Confirm my address" in page and "changed nothing" in page
+    assert "Send the invitation" in page
     assert client.head(path_of(url)).status_code == 200
     assert rows(app, kind=MailKind.INVITATION) == []
-    # The button confirms, and the invitation goes out; pressing it again sends nothing more.
-    assert "invitations are on their way" in client.post(path_of(url)).get_data(as_text=True)
+    # The button sends the invitation; pressing it again sends nothing more.
+    assert client.post(path_of(url) + "/invite").status_code == 303
     invitation = only_row(app, kind=MailKind.INVITATION)
     assert invitation.recipient == "bob@example.org"
-    assert client.post(path_of(url)).status_code == 200
+    assert client.post(path_of(url) + "/invite").status_code == 303
     only_row(app, kind=MailKind.INVITATION)
-    assert "is confirmed" in get_ok(client, url)
+    assert "Waiting for Bob" in get_ok(client, url)
 
 
-def test_confirmed_creator_invites_at_once(app: Flask, client: FlaskClient) -> None:
+def test_signed_in_creator_invites_at_once(app: Flask, client: FlaskClient) -> None:
     invited_game(app, client)
+    # The confirmation email's second link signs this browser in.
+    sign_in = link_to(rows(app, kind=MailKind.CONFIRM_ADDRESS)[0].text_body, "/me/")
+    assert client.post(path_of(sign_in) + "/sign-in").status_code == 303
     assert create(client, b_name="Carol", b_email="carol@example.org") == 303
     assert len(rows(app, kind=MailKind.CONFIRM_ADDRESS)) == 1
     assert only_row(app, kind=MailKind.INVITATION, recipient="carol@example.org")
@@ -175,11 +179,11 @@ def test_every_email_has_the_required_headers_and_inline_styles(
 
 
 def test_invitation_limits(app: Flask, client: FlaskClient) -> None:
-    invited_game(app, client)
-    assert create(client) == 303
-    assert create(client) == 303
+    sign_in_as(app, client, "alice@example.org")
+    for days in ("1", "2", "3"):
+        assert create(client, days_per_move=days) == 303
     # Bob has had 3 invitations today: a fourth is refused before anything is stored.
-    response = client.post("/games/new", data=VALID_FORM)
+    response = client.post("/games/new", data={**VALID_FORM, "days_per_move": "4"})
     assert response.status_code == 429
     assert b"Too many invitations today" in response.data
     with app.app_context(), session_scope() as session:
@@ -188,7 +192,7 @@ def test_invitation_limits(app: Flask, client: FlaskClient) -> None:
     assert create(client, b_email="carol@example.org") == 303
     response = client.post("/games/new", data={**VALID_FORM, "b_email": "dan@example.org"})
     assert response.status_code == 429
-    assert b"You have created 4 games" in response.data
+    assert b"You have sent 4 invitations" in response.data
 
 
 def test_confirmation_emails_are_limited(app: Flask, client: FlaskClient) -> None:

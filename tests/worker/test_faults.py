@@ -1,5 +1,6 @@
 """Faults with real parts: SMTP down, a worker killed mid-delivery, Redis restarted, two workers
-sweeping at once. Every email arrives, and none twice once it was marked sent."""
+sweeping at once. Every email arrives, and none twice once it was marked sent.
+(tests/worker/test_kill_points.py kills a worker at each step of one delivery.)"""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 
 from flask import Flask
 from sqlmodel import select
@@ -18,6 +20,7 @@ from service.mail.outbox import PENDING_KEY, SWEEP_TASK
 from service.models import Player, utcnow
 from tests.service.conftest import make_test_app
 from tests.worker.conftest import (
+    FAST_MAIL_SETTINGS,
     PrivateRedis,
     SMTPServer,
     Stack,
@@ -94,13 +97,19 @@ def test_worker_killed_mid_delivery(
     wait_for(smtp.mailbox.holding.is_set, 20, "the worker to be in the middle of sending")
     worker.kill()
     release.set()  # the server's answer goes to a dead connection
-    assert rows(web)[0].status == "queued"
+    (claimed,) = rows(web)
+    # The claim was committed before the SMTP exchange began; the dead worker never finished it.
+    assert claimed.status == "sending" and claimed.attempts == 1
+    assert claimed.claimed_at is not None
     worker.start()
     wait_for(lambda: all_sent(web, ids), 30, "the email to be sent after the restart")
     time.sleep(1.5)
     assert_each_arrived_once(web, smtp, ids)
     (row,) = rows(web)
-    assert row.attempts == 1  # the killed attempt rolled back with its transaction
+    assert row.attempts == 2  # the killed attempt counts: it was claimed
+    # Not before the claim's lease was over (the new worker took it back from the sweep).
+    lease = timedelta(seconds=float(FAST_MAIL_SETTINGS["MAIL_SENDING_LEASE_S"]))
+    assert row.claimed_at is not None and row.claimed_at - claimed.claimed_at >= lease
 
 
 def test_redis_restarted(
@@ -145,3 +154,43 @@ def test_two_workers_sweeping_at_once(
     assert_each_arrived_once(web, smtp, ids)
     peers = {arrived.peer for arrived in smtp.mailbox.arrived}
     assert len(peers) >= 2, "both workers should have sent some of the rows"
+
+
+def test_mail_flows_soon_after_an_outage(
+    web: Flask, smtp: SMTPServer, stack: Stack, start_worker: Callable[..., WorkerProcess]
+) -> None:
+    """After an outage long enough for every row to reach the backoff ceiling, mail flows again
+    within MAIL_RETRY_BACKOFF_MAX_S + MAIL_SWEEP_EVERY_S of the server's return (plus a margin
+    for a busy machine), all of it at once, and meanwhile each sweep probed the server once."""
+    settings = {
+        "MAIL_RETRY_BACKOFF_S": "0.25",
+        "MAIL_RETRY_BACKOFF_MAX_S": "1",
+        "MAIL_SWEEP_EVERY_S": "0.5",
+    }
+    own = Stack(stack.database_url, stack.redis_url, smtp, queue=stack.queue, settings=settings)
+    start_worker(stack_=own)
+    smtp.stop()
+    ids = queue(web, 6)
+    # Each row fails once in its deliver task, then twice in sweeps (one probe per sweep):
+    # waits of 0.25, 0.5 and then 1 s, the ceiling.
+    outage_started = time.monotonic()
+    wait_for(
+        lambda: all(row.attempts >= 3 for row in rows(web)),
+        60,
+        "every row to have failed three times while SMTP is down",
+    )
+    probes = sum(row.attempts for row in rows(web)) - len(ids)
+    sweeps = (time.monotonic() - outage_started) / float(settings["MAIL_SWEEP_EVERY_S"])
+    assert probes <= sweeps + 2, f"{probes} probes in about {sweeps:.0f} sweeps"
+    assert all(row.status == "queued" for row in rows(web))
+    smtp.start()
+    back = time.monotonic()
+    wait_for(lambda: all_sent(web, ids), 60, "every email to be sent once SMTP is back")
+    took = time.monotonic() - back
+    bound = float(settings["MAIL_RETRY_BACKOFF_MAX_S"]) + float(settings["MAIL_SWEEP_EVERY_S"])
+    assert took <= bound + 2.0, f"{took:.1f} s after the server's return (bound {bound} s)"
+    sent_at = [row.sent_at for row in rows(web) if row.sent_at is not None]
+    # The first success pulled every waiting row forward: one sweep sent them all.
+    assert (max(sent_at) - min(sent_at)).total_seconds() < float(settings["MAIL_SWEEP_EVERY_S"])
+    time.sleep(1.5)
+    assert_each_arrived_once(web, smtp, ids)

@@ -73,7 +73,7 @@ def test_a_whole_game_played_by_email(
     confirmation = inbox.next()
     assert confirmation["To"].addresses[0].addr_spec == "alice@example.org"
     text, _ = bodies(confirmation)
-    assert client.post(path_of(link_to(text, "/mail/confirm/"))).status_code == 200
+    assert client.post(path_of(link_to(text, "/p/")) + "/invite").status_code == 303
     invitation = inbox.next()
     assert invitation["To"].addresses[0].addr_spec == "bob@example.org"
     text, _ = bodies(invitation)

@@ -19,7 +19,7 @@ from service import store
 from service.db import session_scope
 from service.models import Game, Player
 from service.play.moves import apply_moves, load_state
-from service.turns.preferences import TurnPreferences, set_turn_preferences
+from service.turns.preferences import TurnPreferences, set_player_defaults
 from tests.service.play_driver import forms_of
 from tests.worker.outbox_rows import link_to, path_of, rows
 
@@ -50,8 +50,9 @@ def confirm_and_draw(client: FlaskClient, url: str, *, then: str | None = None) 
 def create_confirm_accept(
     app: Flask, client: FlaskClient, form: dict[str, str], *, seed: str | None = None
 ) -> int:
-    """Create a game with the form, confirm the creator's address and accept as B by the
-    links of the emails (eager mode: the outbox rows). Returns the game id."""
+    """Create a game with the form, send its invitation from the private page whose link the
+    creator's email brings, and accept as B by the links of the emails (eager mode: the outbox
+    rows). Returns the game id."""
     with (
         mock.patch("service.games.lifecycle.secrets.token_hex", lambda _n: seed)
         if seed
@@ -59,9 +60,8 @@ def create_confirm_accept(
     ):
         assert client.post("/games/new", data=form).status_code == 303
     confirmation = rows(app, kind="confirm_address")[-1]
-    assert (
-        client.post(path_of(link_to(confirmation.text_body, "/mail/confirm/"))).status_code == 200
-    )
+    private = path_of(link_to(confirmation.text_body, "/p/"))
+    assert client.post(f"{private}/invite").status_code == 303
     invitation = rows(app, kind="invitation")[-1]
     assert client.post(path_of(link_to(invitation.text_body, "/accept"))).status_code == 303
     assert invitation.game_id is not None
@@ -76,7 +76,7 @@ def _nothing() -> Iterator[None]:
 def set_preferences(app: Flask, email: str, **chosen: bool) -> None:
     with app.app_context(), session_scope() as session:
         player = session.exec(select(Player).where(Player.email == email)).one()
-        set_turn_preferences(session, player, TurnPreferences(**chosen))
+        set_player_defaults(session, player, TurnPreferences(**chosen))
 
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
@@ -158,7 +158,7 @@ def bring_every_turn_email(app: Flask, client: FlaskClient, game_id: int) -> Non
     state = state_of(app, game_id)
     with app.app_context(), session_scope() as session:
         mover = store.seats_of(session, game_id)[state.to_move][1]
-        set_turn_preferences(session, mover, TurnPreferences(digest=True))
+        set_player_defaults(session, mover, TurnPreferences(digest=True))
         token = tokens.make_private_token(game_id, state.to_move, 0)
     with app.app_context():
         assert len(send_digests()) == 1

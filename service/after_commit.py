@@ -1,0 +1,155 @@
+"""Publishing tasks after a commit: never raising, never holding the caller longer than a bound.
+
+    publish_after_commit([(DELIVER_TASK, (outbox_id,))], "delivery of outbox rows [7]")
+
+When this runs, the change is saved; the tasks only speed up what the beat jobs would do anyway
+(the outbox sweep sends unsent rows, the turn scan starts lost turns). So a broker that is down or
+stalled must neither turn the answer into an error page nor hold the request:
+
+- The publish uses connections of its own (a pool), with short connect and socket timeouts
+  (``BROKER_PUBLISH_TIMEOUT_S``) and no retries. The worker's consuming connection keeps
+  ``broker_transport_options``: its BRPOP waits for the server by design.
+- It runs in a short-lived thread that the caller waits for at most ``BROKER_PUBLISH_TIMEOUT_S``
+  in all, however many tasks and round trips it takes (a stalled Redis accepts TCP connections
+  and then never answers).
+- After a failure (or a wait cut short) this process publishes nothing for
+  ``BROKER_PUBLISH_PAUSE_S``: the next requests do not each wait for the same stalled broker.
+
+Eager mode (no ``REDIS_URL``) runs the tasks here, as before; a failure is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+
+logger = logging.getLogger(__name__)
+
+TIMEOUT_SETTING = "battleline_publish_timeout"
+"""Celery setting (from ``BROKER_PUBLISH_TIMEOUT_S``): the longest a caller waits, in seconds."""
+PAUSE_SETTING = "battleline_publish_pause"
+"""Celery setting (from ``BROKER_PUBLISH_PAUSE_S``): no publishing this long after a failure."""
+TRANSPORT_OPTIONS_SETTING = "battleline_publish_transport_options"
+"""Celery setting: the transport options of the publishing connection (its timeouts)."""
+
+Send = tuple[str, tuple[Any, ...]]
+"""A task's name and its arguments."""
+
+
+@dataclass
+class _Publisher:
+    """One process's publishing state for one Celery app."""
+
+    pid: int
+    connections: Any
+    """A kombu connection pool, with the short timeouts (``TRANSPORT_OPTIONS_SETTING``)."""
+    paused_until: float = 0.0
+
+
+_publishers: weakref.WeakKeyDictionary[Celery[Any], _Publisher] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _publisher(celery_app: Celery[Any], timeout: float) -> _Publisher:
+    """This process's publisher for ``celery_app`` (a new one after a fork: sockets are not
+    shared with the parent)."""
+    with _lock:
+        publisher = _publishers.get(celery_app)
+        if publisher is None or publisher.pid != os.getpid():
+            options = dict(celery_app.conf.get(TRANSPORT_OPTIONS_SETTING) or {})
+            connection = celery_app.connection_for_write(
+                transport_options=options, connect_timeout=timeout
+            )
+            limit = celery_app.conf.broker_pool_limit or 10
+            publisher = _Publisher(os.getpid(), connection.Pool(limit=limit))
+            _publishers[celery_app] = publisher
+        return publisher
+
+
+def publish_after_commit(celery_app: Celery[Any], sends: Sequence[Send], what: str) -> bool:
+    """Publish ``sends`` (run them, in eager mode); ``what`` names them in the log. Returns
+    whether all were published; never raises (a failure is logged: the sweep or scan will)."""
+    if not sends:
+        return True
+    conf = celery_app.conf
+    if conf.task_always_eager:
+        return _run_eagerly(celery_app, sends, what)
+    timeout = float(conf.get(TIMEOUT_SETTING) or 1.0)
+    try:
+        publisher = _publisher(celery_app, timeout)
+    except Exception:
+        logger.exception("could not queue %s; the sweep will", what)
+        return False
+    if publisher.paused_until > time.monotonic():
+        logger.warning("not queueing %s: the broker failed moments ago; the sweep will", what)
+        return False
+    outcome: dict[str, Any] = {}
+    thread = threading.Thread(
+        target=_publish,
+        args=(celery_app, publisher, sends, what, timeout, outcome),
+        name="after-commit-publish",
+        daemon=True,
+    )
+    thread.start()
+    thread.join(timeout)
+    if outcome.get("done"):
+        return True
+    publisher.paused_until = time.monotonic() + float(conf.get(PAUSE_SETTING) or 0.0)
+    if thread.is_alive():
+        logger.warning(
+            "queueing %s took longer than %ss (broker stalled?); going on: the sweep will",
+            what,
+            timeout,
+        )
+    else:
+        logger.warning("could not queue %s; the sweep will", what, exc_info=outcome.get("error"))
+    return False
+
+
+def _publish(
+    celery_app: Celery[Any],
+    publisher: _Publisher,
+    sends: Sequence[Send],
+    what: str,
+    timeout: float,
+    outcome: dict[str, Any],
+) -> None:
+    """The publishing thread: a pooled connection with short timeouts, and no retries."""
+    try:
+        connection = publisher.connections.acquire(block=True, timeout=timeout)
+        try:
+            # What apply_async(connection=...) does; the declares it makes use this connection.
+            producer = celery_app.amqp.Producer(connection, auto_declare=False)
+            for name, args in sends:
+                celery_app.tasks[name].apply_async(args, producer=producer, retry=False)
+        except Exception:
+            # Drop its sockets without a word to the broker; its next use connects afresh.
+            connection.collect()
+            raise
+        finally:
+            connection.release()
+        outcome["done"] = True
+    except Exception as error:
+        outcome["error"] = error
+        logger.debug("publishing %s failed", what, exc_info=True)
+
+
+def _run_eagerly(celery_app: Celery[Any], sends: Sequence[Send], what: str) -> bool:
+    ok = True
+    for name, args in sends:
+        try:
+            celery_app.tasks[name].delay(*args)
+        # The change is committed and the sweep or scan will do this; a failure (an SMTP error
+        # in an eager delivery) must not turn the change just made into an error page.
+        except Exception:
+            logger.exception("could not run %s%r (part of %s); the sweep will", name, args, what)
+            ok = False
+    return ok

@@ -1,0 +1,115 @@
+"""Limits per client address and a ceiling for the whole site (Flask-Limiter).
+
+The per-address limits of ``service.mail.invitations`` count emails to one mailbox; these count
+requests from one client, so that nobody can use the site to mail strangers from one machine,
+and a global ceiling caps what all clients together can make the site send. Counters live in
+the Redis the worker uses (``REDIS_URL``; in memory on the embedded default), reached with short
+timeouts: a stalled Redis lets requests through (``RATELIMIT_SWALLOW_ERRORS``, an in-memory
+fallback) instead of stalling them.
+
+Behind a reverse proxy, ``TRUSTED_PROXIES`` (how many) makes the client address the one the
+proxy saw (``X-Forwarded-For``), not the proxy's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask import Flask, Response
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service.errors import error_response
+from service.refusal import Refusal
+
+MAIL_SENDING_ENDPOINTS = (
+    "games.create_game_view",
+    "games.send_invitation",
+    "history.my_games_request_sent",
+)
+"""Requests that can make the site email an address the client typed."""
+
+UNLIMITED_ENDPOINTS = ("static", "health.healthz")
+"""Never counted, never waiting on the counters' Redis (load balancers ask often)."""
+
+GLOBAL_KEY = "whole-site"
+
+
+def limits_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """The limits; Flask-Limiter's notation ("5/minute;20/hour")."""
+    return {
+        "RATE_LIMIT_MAIL_PER_CLIENT": env.get(
+            "RATE_LIMIT_MAIL_PER_CLIENT", "5/minute;20/hour;50/day"
+        ),
+        "RATE_LIMIT_MAIL_WHOLE_SITE": env.get("RATE_LIMIT_MAIL_WHOLE_SITE", "300/hour;2000/day"),
+        "RATE_LIMIT_POST_PER_CLIENT": env.get("RATE_LIMIT_POST_PER_CLIENT", "120/minute"),
+        "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", "0")),
+        "RATELIMIT_ENABLED": env.get("RATELIMIT_ENABLED", "1").lower() not in ("0", "false", "no"),
+        "RATELIMIT_HEADERS_ENABLED": True,
+        "RATELIMIT_SWALLOW_ERRORS": True,
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+        "RATELIMIT_KEY_PREFIX": "battleline-limits",
+    }
+
+
+class TooManyRequestsError(Refusal):
+    """A client (or the whole site) went over a request limit."""
+
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Too many requests of this kind came from your address (or from everyone at once). "
+            "Please wait a while and try again. Nothing was changed."
+        )
+
+
+def init_app(app: Flask) -> Limiter:
+    """Attach the limiter to ``app`` and limit the views registered so far."""
+    config = app.config
+    proxies = int(config["TRUSTED_PROXIES"])
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
+        )
+    config.setdefault("RATELIMIT_STORAGE_URI", config.get("REDIS_URL") or "memory://")
+    if str(config["RATELIMIT_STORAGE_URI"]).startswith("redis"):
+        # Short waits: a stalled Redis must not stall a request (it is let through instead).
+        config.setdefault(
+            "RATELIMIT_STORAGE_OPTIONS", {"socket_connect_timeout": 0.25, "socket_timeout": 0.25}
+        )
+    limiter = Limiter(key_func=get_remote_address, app=app)
+    app.extensions["battleline.limiter"] = limiter
+
+    for endpoint, view in list(app.view_functions.items()):
+        wrapped: Callable[..., Any] = view
+        if endpoint in MAIL_SENDING_ENDPOINTS:
+            wrapped = limiter.limit(
+                lambda: str(config["RATE_LIMIT_MAIL_PER_CLIENT"]), methods=["POST"]
+            )(wrapped)
+            wrapped = limiter.shared_limit(
+                lambda: str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]),
+                scope="mail-whole-site",
+                key_func=lambda: GLOBAL_KEY,
+                methods=["POST"],
+            )(wrapped)
+        elif endpoint in UNLIMITED_ENDPOINTS:
+            wrapped = limiter.exempt(wrapped)
+        else:
+            wrapped = limiter.shared_limit(
+                lambda: str(config["RATE_LIMIT_POST_PER_CLIENT"]),
+                scope="posts",
+                methods=["POST"],
+            )(wrapped)
+        app.view_functions[endpoint] = wrapped
+
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error: RateLimitExceeded) -> tuple[Response | str, int]:
+        # Flask-Limiter adds Retry-After (RATELIMIT_HEADERS_ENABLED).
+        refusal = TooManyRequestsError()
+        return error_response(refusal.status, refusal.title, str(refusal))
+
+    return limiter

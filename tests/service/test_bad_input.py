@@ -1,0 +1,375 @@
+"""A catalogue of bad input over every route: each gets a clear 4xx, changes nothing and sends
+nothing (issue: 500s on odd input). Runs on SQLite and PostgreSQL.
+
+Each case is (method, path, form data, headers). Paths name the links of one dealt game:
+``{A}``/``{B}`` its seats' private tokens, ``{M}`` a move token of the seat to move, ``{W}`` a
+move token of the seat that waits, ``{pub}`` its public id, ``{me}`` Alice's "my games" token,
+``{unsub}``/``{mute}``/``{refuse}``/``{confirm}`` Alice's mail links, ``{ply}`` the current ply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import SQLModel
+
+from service import store, tokens
+from service.db import get_engine, session_scope
+from service.mail.signed import MailPurpose, make_token
+from service.play.moves import load_state
+from tests.service.conftest import VALID_FORM, make_test_app
+from tests.service.play_driver import create_and_accept
+
+
+@dataclass(frozen=True)
+class Case:
+    method: str
+    path: str
+    data: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+
+
+def _sign(purpose: tokens.Purpose, payload: Any) -> str:
+    token = tokens.signed_serializer(f"battleline.{purpose.value}").dumps(payload)
+    assert isinstance(token, str)
+    return token
+
+
+def _tamper(token: str) -> str:
+    """Change one character in the middle of the signature (not its padding bits)."""
+    body, _, signature = token.rpartition(".")
+    middle = len(signature) // 2
+    swapped = "A" if signature[middle] != "A" else "B"
+    return f"{body}.{signature[:middle]}{swapped}{signature[middle + 1 :]}"
+
+
+def _token_variants(name: str) -> dict[str, Callable[[dict[str, str]], str]]:
+    """Bad versions of the token ``name`` of ``links``."""
+    return {
+        "tampered": lambda links: _tamper(links[name]),
+        "truncated": lambda links: links[name][: len(links[name]) // 2],
+        "garbage": lambda links: "not-a-token",
+        "unicode": lambda links: "ÿ€𝄞" + links[name],
+        "long": lambda links: links[name] + "x" * 3000,
+        "dot-only": lambda links: ".",
+    }
+
+
+PRIVATE = tokens.Purpose.PRIVATE_PAGE
+MOVE = tokens.Purpose.MOVE_LINK
+SIGNED_PRIVATE: dict[str, Callable[[dict[str, str]], str]] = {
+    "huge-game-id": lambda links: _sign(PRIVATE, {"g": 2**62, "s": "A", "n": 0}),
+    "negative-game-id": lambda links: _sign(PRIVATE, {"g": -1, "s": "A", "n": 0}),
+    "no-such-game": lambda links: _sign(PRIVATE, {"g": 999_999, "s": "A", "n": 0}),
+    "seat-C": lambda links: _sign(PRIVATE, {"g": int(links["game"]), "s": "C", "n": 0}),
+    "old-generation": lambda links: _sign(PRIVATE, {"g": int(links["game"]), "s": "A", "n": 7}),
+    "extra-field": lambda links: _sign(
+        PRIVATE, {"g": int(links["game"]), "s": "A", "n": 0, "x": 1}
+    ),
+    "float-id": lambda links: _sign(PRIVATE, {"g": 1.5, "s": "A", "n": 0}),
+    "string-id": lambda links: _sign(PRIVATE, {"g": "1", "s": "A", "n": 0}),
+    "list-payload": lambda links: _sign(PRIVATE, [1, "A", 0]),
+    "move-token-as-private": lambda links: links["M"],
+    "games-token-as-private": lambda links: links["me"],
+}
+
+
+def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str, dict[str, Any]]]:
+    cases: dict[str, Any] = {}
+    # Every route that takes a private token, with every bad token.
+    private_routes = [
+        ("GET", "/p/{t}", None),
+        ("GET", "/p/{t}/accept", None),
+        ("GET", "/p/{t}/decline", None),
+        ("GET", "/p/{t}/resign", None),
+        ("POST", "/p/{t}/move", {"ply": "{ply}", "move": "resign"}),
+        ("POST", "/p/{t}/preferences", {"digest": "on"}),
+        ("POST", "/p/{t}/invite", {}),
+        ("POST", "/p/{t}/accept", {}),
+        ("POST", "/p/{t}/decline", {}),
+    ]
+    for method, path, data in private_routes:
+        for variant, make in {**_token_variants("A"), **SIGNED_PRIVATE}.items():
+            # The routes share one token reader: every variant on the move form, a few on each
+            # of the others.
+            if path != "/p/{t}/move" and variant not in ("tampered", "huge-game-id", "seat-C"):
+                continue
+            cases[f"{method} {path} {variant}"] = (make, method, path, data or {})
+    # Move links.
+    for variant, make in {
+        **_token_variants("M"),
+        "private-token-as-move": lambda links: links["A"],
+        "huge-ply": lambda links: _sign(
+            MOVE, {"g": int(links["game"]), "s": links["to_move"], "n": 0, "p": 2**40}
+        ),
+        "huge-game": lambda links: _sign(MOVE, {"g": 2**40, "s": "A", "n": 0, "p": 0}),
+        "future-ply": lambda links: _sign(
+            MOVE, {"g": int(links["game"]), "s": links["to_move"], "n": 0, "p": 500}
+        ),
+        "waiting-seat": lambda links: links["W"],
+    }.items():
+        cases[f"GET /m {variant}"] = (make, "GET", "/m/{t}/0", {})
+        cases[f"POST /m {variant}"] = (make, "POST", "/m/{t}/0", {})
+    for index in ("999999", "99999999999999999999", "-1", "²", "1.5", "0x1"):
+        cases[f"POST /m index {index}"] = (
+            lambda links: links["M"],
+            "POST",
+            f"/m/{{t}}/{index}",
+            {},
+        )
+    for then in ("draw nothing", "draw troops\r\nBcc: x", "x" * 200, "end end"):
+        cases[f"POST /m then {then[:12]!r}"] = (
+            lambda links: links["M"],
+            "POST",
+            "/m/{t}/0",
+            {"then": then},
+        )
+    # Move forms with bad fields.
+    for label, data in {
+        "ply-superscript": {"ply": "²", "move": "resign"},
+        "ply-arabic-digit": {"ply": "٣", "move": "resign"},
+        "ply-negative": {"ply": "-1", "move": "resign"},
+        "ply-huge": {"ply": "9" * 40, "move": "resign"},
+        "ply-missing": {"move": "resign"},
+        "ply-stale": {"ply": "0", "move": "draw troops"},
+        "ply-twice": {"ply": ["{ply}", "{ply}"], "move": "resign"},
+        "move-missing": {"ply": "{ply}"},
+        "move-empty": {"ply": "{ply}", "move": "  "},
+        "move-garbage": {"ply": "{ply}", "move": "R11>4"},
+        "move-unicode": {"ply": "{ply}", "move": "R７>1"},
+        "move-long": {"ply": "{ply}", "move": "R7>1 " * 100},
+        "move-crlf": {"ply": "{ply}", "move": "resign\r\nX: y"},
+        "move-other-seat": {"ply": "{ply}", "move": "{W}: resign"},
+        "move-timeout": {"ply": "{ply}", "move": "timeout"},
+        "then-bad": {"ply": "{ply}", "move": "pass", "then": "draw gold"},
+        "return-garbage": {"ply": "{ply}", "move": "return", "return_1": "ZZ"},
+    }.items():
+        cases[f"POST /p/move {label}"] = (
+            lambda links: links["to_move_token"],
+            "POST",
+            "/p/{t}/move",
+            data,
+        )
+    # The waiting seat may not move.
+    cases["POST /p/move not-your-turn"] = (
+        lambda links: links["waiting_token"],
+        "POST",
+        "/p/{t}/move",
+        {"ply": "{ply}", "move": "pass"},
+    )
+    # Preferences.
+    for label, data in {
+        "digest-yes": {"digest": "yes"},
+        "digest-off": {"digest": "off"},
+        "claims-1": {"automatic_claims": "1"},
+        "digest-twice": {"digest": ["on", "on"]},
+        "unknown-field": {"colour": "red"},
+        "unicode-value": {"digest": "ｏｎ"},
+    }.items():
+        cases[f"POST preferences {label}"] = (
+            lambda links: links["A"],
+            "POST",
+            "/p/{t}/preferences",
+            data,
+        )
+    # Invitation answers that cannot be given.
+    cases["POST accept answered"] = (lambda links: links["B"], "POST", "/p/{t}/accept", {})
+    cases["POST decline answered"] = (lambda links: links["B"], "POST", "/p/{t}/decline", {})
+    cases["POST accept by A"] = (lambda links: links["A"], "POST", "/p/{t}/accept", {})
+    cases["POST invite by B"] = (lambda links: links["B"], "POST", "/p/{t}/invite", {})
+    cases["POST invite after deal"] = (lambda links: links["A"], "POST", "/p/{t}/invite", {})
+    # The new-game form.
+    for label, changes in {
+        "no-fields": None,
+        "a-email-bad": {"a_email": "not an address"},
+        "a-email-crlf": {"a_email": "a@example.org\r\nBcc: v@example.org"},
+        "b-email-unicode": {"b_email": "bób@exämple.org"},
+        "same-emails": {"b_email": VALID_FORM["a_email"]},
+        "name-invisible": {"a_name": "\u200b\u200b\u2063"},
+        "name-bidi": {"b_name": "Eve\u202eevil"},
+        "name-long": {"a_name": "x" * 41},
+        "name-crlf": {"b_name": "Bob\r\nBcc: v@example.org"},
+        "name-nul": {"a_name": "Al\x00ice"},
+        "ruleset-unknown": {"ruleset": "chess"},
+        "claims-bad": {"claims": "sometimes"},
+        "days-zero": {"days_per_move": "0"},
+        "days-15": {"days_per_move": "15"},
+        "days-superscript": {"days_per_move": "³"},
+        "days-float": {"days_per_move": "2.5"},
+        "vacation-bad": {"vacation_days": "-1"},
+        "visibility-bad": {"visibility": "secret"},
+        "email-too-long": {"a_email": "a" * 250 + "@example.org"},
+    }.items():
+        data = {**VALID_FORM, **changes} if changes is not None else {}
+        cases[f"POST /games/new {label}"] = Case("POST", "/games/new", data)
+    cases["POST /games/new oversized body"] = Case(
+        "POST", "/games/new", {**VALID_FORM, "filler": "x" * 70_000}
+    )
+    cases["POST /games/new json body"] = Case(
+        "POST", "/games/new", None, {"Content-Type": "application/json"}, raw=b'{"a_name": "x"}'
+    )
+    # "My games" and signing in.
+    for label, email in {
+        "not-an-address": "nobody",
+        "crlf": "a@example.org\r\nBcc: v@example.org",
+        "too-long": "a" * 400 + "@example.org",
+        "unicode": "ä@ö.example",
+    }.items():
+        cases[f"POST /me {label}"] = Case("POST", "/me", {"email": email})
+    for variant, make in {
+        **_token_variants("me"),
+        "private-as-games": lambda links: links["A"],
+        "huge-player": lambda links: _sign(tokens.Purpose.MY_GAMES, {"u": 2**50, "n": 0}),
+        "old-generation": lambda links: _sign(
+            tokens.Purpose.MY_GAMES, {"u": int(links["alice"]), "n": 9}
+        ),
+    }.items():
+        cases[f"GET /me/token {variant}"] = (make, "GET", "/me/{t}", {})
+        cases[f"POST /me/token/sign-in {variant}"] = (make, "POST", "/me/{t}/sign-in", {})
+    cases["POST /me/defaults not signed in"] = Case("POST", "/me/defaults", {"digest": "on"})
+    # Mail links.
+    for name, route in (
+        ("unsub", "/mail/unsubscribe/{t}"),
+        ("mute", "/mail/mute/{t}"),
+        ("refuse", "/mail/refuse-invitations/{t}"),
+        ("confirm", "/mail/confirm/{t}"),
+    ):
+        for variant in ("tampered", "truncated", "long"):
+            make = _token_variants(name)[variant]
+            cases[f"POST {route} {variant}"] = (make, "POST", route, {})
+    cases["POST mute huge game"] = (
+        lambda links: make_token(MailPurpose.MUTE_GAME, int(links["alice"]), 2**40),
+        "POST", "/mail/mute/{t}", {},
+    )  # fmt: skip
+    cases["POST unsubscribe huge player"] = (
+        lambda links: make_token(MailPurpose.UNSUBSCRIBE, 2**40),
+        "POST",
+        "/mail/unsubscribe/{t}",
+        {},
+    )
+    cases["POST unsubscribe with mute token"] = (
+        lambda links: links["mute"],
+        "POST",
+        "/mail/unsubscribe/{t}",
+        {},
+    )
+    # Public pages.
+    for ply in ("²", "-1", "99999", "1e3", "٣", "9" * 50, "%00"):
+        cases[f"GET public ply {ply!r}"] = Case("GET", f"/games/{{pub}}?ply={ply}")
+    cases["GET public unknown game"] = Case("GET", "/games/no-such-game")
+    cases["GET public long id"] = Case("GET", "/games/" + "x" * 5000)
+    cases["GET record before the end"] = Case("GET", "/games/{pub}/record.json")
+    cases["GET outbox no such email"] = Case("GET", "/dev/outbox/99999")
+    cases["GET outbox huge id"] = Case("GET", "/dev/outbox/99999999999999999999")
+    # Methods a route does not take.
+    for method, path in (
+        ("PUT", "/games/new"), ("DELETE", "/p/{A}"), ("PATCH", "/p/{A}/move"),
+        ("GET", "/p/{A}/move"),
+        ("GET", "/p/{A}/preferences"), ("GET", "/p/{A}/invite"), ("PUT", "/m/{M}/0"),
+        ("GET", "/me/defaults"), ("GET", "/me/sign-out"), ("DELETE", "/games/{pub}"),
+        ("POST", "/games/{pub}"), ("POST", "/healthz"),
+    ):  # fmt: skip
+        cases[f"{method} {path} method"] = Case(method, path)
+    return cases
+
+
+CASES = _cases()
+
+
+def _dump(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, to compare before and after."""
+    with get_engine(app).connect() as connection:
+        return {
+            table.name: sorted(
+                (tuple(map(repr, row)) for row in connection.execute(table.select())), key=str
+            )
+            for table in SQLModel.metadata.sorted_tables
+        }
+
+
+def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
+    game = create_and_accept(app, client)
+    client.post("/me/sign-out")
+    with app.app_context(), session_scope() as session:
+        state = load_state(session, store.get_game(session, game["id"]))
+        seats = store.seats_of(session, game["id"])
+        alice = seats["A"][1]
+        assert alice.id is not None
+        to_move, waiting = state.to_move, "B" if state.to_move == "A" else "A"
+        return {
+            "game": str(game["id"]),
+            "A": game["token"]["A"],
+            "B": game["token"]["B"],
+            "pub": game["public_id"],
+            "ply": str(state.ply),
+            "to_move": to_move,
+            "W": waiting,
+            "to_move_token": game["token"][to_move],
+            "waiting_token": game["token"][waiting],
+            "M": tokens.make_move_token(game["id"], to_move, 0, state.ply),
+            "alice": str(alice.id),
+            "me": tokens.make_games_token(alice.id, alice.token_generation),
+            "unsub": make_token(MailPurpose.UNSUBSCRIBE, alice.id),
+            "mute": make_token(MailPurpose.MUTE_GAME, alice.id, game["id"]),
+            "refuse": make_token(MailPurpose.REFUSE_INVITATIONS, alice.id),
+            "confirm": make_token(MailPurpose.CONFIRM_ADDRESS, alice.id),
+        }
+
+
+def _fill(value: Any, links: dict[str, str]) -> Any:
+    if isinstance(value, list):
+        return [_fill(v, links) for v in value]
+    if isinstance(value, str):
+        for name, link in links.items():
+            value = value.replace("{" + name + "}", link)
+    return value
+
+
+def test_the_catalogue_has_at_least_100_cases() -> None:
+    assert len(CASES) >= 100, len(CASES)
+
+
+@pytest.fixture(scope="module")
+def dealt(database_url: str) -> Iterator[tuple[Flask, dict[str, str]]]:
+    """One dealt game for the whole catalogue: since no case may change anything, every case
+    finds it as it was (and a case that changes something fails, saying so)."""
+    app = make_test_app(database_url)
+    links = _links(app, app.test_client())
+    yield app, links
+    with get_engine(app).begin() as connection:
+        for table in reversed(SQLModel.metadata.sorted_tables):
+            connection.execute(table.delete())
+    get_engine(app).dispose()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_refused_and_changes_nothing(
+    dealt: tuple[Flask, dict[str, str]], name: str
+) -> None:
+    app, links = dealt
+    client = app.test_client()
+    case = CASES[name]
+    if not isinstance(case, Case):
+        make, method, path, data = case
+        with app.app_context():
+            token = make(links)
+        case = Case(method, path.replace("{t}", token), data)
+    path = _fill(case.path, links)
+    data = None if case.data is None else {k: _fill(v, links) for k, v in case.data.items()}
+    before = _dump(app)
+    response = client.open(
+        path, method=case.method, data=case.raw if case.raw is not None else data,
+        headers=case.headers,
+    )  # fmt: skip
+    body = response.get_data(as_text=True)
+    assert 400 <= response.status_code < 500, (name, response.status_code, body[:500])
+    assert "Traceback" not in body
+    if response.mimetype == "text/html":
+        assert "<title>" in body, "a page a person can read"
+    assert _dump(app) == before, f"{name} changed something"
