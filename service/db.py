@@ -11,6 +11,7 @@ On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,12 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 EXTENSION_KEY = "battleline.db"
 
 
+def compact_json(value: Any) -> str:
+    """JSON columns without the spaces of ``json.dumps``' defaults: a snapshot is stored for
+    every block of plies of every game, and spaces are a tenth of it."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 def make_engine(url: str, *, busy_timeout_s: float = 15.0, foreign_keys: bool = True) -> sa.Engine:
     """An engine for ``url``; on SQLite with WAL, a busy timeout and ``BEGIN IMMEDIATE``.
 
@@ -32,8 +39,10 @@ def make_engine(url: str, *, busy_timeout_s: float = 15.0, foreign_keys: bool = 
     keys would break, and SQLite cannot switch the check inside a transaction.
     """
     if not url.startswith("sqlite"):
-        return sa.create_engine(url, pool_pre_ping=True)
-    engine = sa.create_engine(url, connect_args={"timeout": busy_timeout_s})
+        return sa.create_engine(url, pool_pre_ping=True, json_serializer=compact_json)
+    engine = sa.create_engine(
+        url, connect_args={"timeout": busy_timeout_s}, json_serializer=compact_json
+    )
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:

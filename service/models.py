@@ -163,6 +163,12 @@ class Game(SQLModel, table=True):
     """When the player to move runs out of time; a beat task looks for due ones."""
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     """Winner and reason once finished."""
+    ply: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """How many entries the move log holds: the position every request starts from, without
+    counting the log."""
+    to_move: str | None = Field(default=None, max_length=1)
+    """The seat to move while the game is played (None before the deal and after the end), so
+    that lists of games need not read any position."""
     vacation_days: int = Field(default=7, sa_column_kwargs={"server_default": "7"})
     """Days each player may overrun their deadlines in this game before losing on time."""
     # The clock of the current turn, kept for service.turns (the deadline policy and the start

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, select, update
 
-from service.models import Game, MoveEntry, Player, Seat, Snapshot
+from service.models import Game, MoveEntry, Player, Seat, Snapshot, utcnow
 from service.refusal import Refusal
 
 
@@ -102,6 +102,13 @@ def revoke_seat_links(session: Session, seat: Seat) -> None:
     session.flush()
 
 
+SNAPSHOT_BLOCK = 30
+"""Snapshots are kept at the first ply of each block of this many plies, and at the latest
+ply: any position is a snapshot plus fewer than two blocks of moves (a few hundred
+microseconds of the engine), and a finished game of 120 plies keeps 5 or 6 snapshots instead of
+one per move (under 32 KB a game in all: ``bench/storage.py``)."""
+
+
 def latest_snapshot(session: Session, game_id: int) -> Snapshot | None:
     """The snapshot with the highest ply, or None before the deal."""
     return session.exec(
@@ -109,12 +116,51 @@ def latest_snapshot(session: Session, game_id: int) -> Snapshot | None:
     ).first()
 
 
-def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> Snapshot:
-    """Store ``engine.state_to_json`` of the game after ``ply`` log entries."""
-    snapshot = Snapshot(game_id=game_id, ply=ply, state=state)
-    session.add(snapshot)
+def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> Snapshot | None:
+    """The snapshot nearest before (or at) ``ply``; one index range scan."""
+    return session.exec(
+        select(Snapshot)
+        .where(Snapshot.game_id == game_id, col(Snapshot.ply) <= ply)
+        .order_by(col(Snapshot.ply).desc())
+        .limit(1)
+    ).first()
+
+
+def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> None:
+    """Store ``engine.state_to_json`` of the game after ``ply`` log entries. The snapshot before
+    it is replaced in place unless it is the first of its block (``SNAPSHOT_BLOCK``), so a game
+    keeps one snapshot per block and its latest."""
+    older = session.exec(
+        select(Snapshot.id, Snapshot.ply)
+        .where(Snapshot.game_id == game_id, col(Snapshot.ply) < ply)
+        .order_by(col(Snapshot.ply).desc())
+        .limit(2)
+    ).all()
+    if len(older) == 2 and older[0][1] // SNAPSHOT_BLOCK == older[1][1] // SNAPSHOT_BLOCK:
+        # Only the plies were read: the positions are not loaded to be thrown away.
+        session.exec(
+            update(Snapshot)
+            .where(col(Snapshot.id) == older[0][0])
+            .values(ply=ply, state=state, created_at=utcnow())
+        )
+    else:
+        session.add(Snapshot(game_id=game_id, ply=ply, state=state))
     session.flush()
-    return snapshot
+
+
+def moves_from(session: Session, game_id: int, first: int, end: int) -> list[MoveEntry]:
+    """The log entries of plies ``first`` to ``end - 1``, in order."""
+    return list(
+        session.exec(
+            select(MoveEntry)
+            .where(
+                MoveEntry.game_id == game_id,
+                col(MoveEntry.ply) >= first,
+                col(MoveEntry.ply) < end,
+            )
+            .order_by(col(MoveEntry.ply))
+        ).all()
+    )
 
 
 def append_move(session: Session, game_id: int, ply: int, seat: str, notation: str) -> MoveEntry:

@@ -197,6 +197,8 @@ def deal_and_start(session: Session, game: Game, now: datetime) -> None:
     state = engine.start(ruleset, claims, deal)
     game.deal = deal_fields(engine.GameRecord(ruleset=ruleset, claims=claims, deal=deal))
     game.status = GameStatus.ACTIVE
+    game.ply = state.ply
+    game.to_move = state.to_move
     game.deadline = now + timedelta(days=game.days_per_move)
     session.add(game)
     store.save_snapshot(session, game.id, state.ply, engine.state_to_json(state))

@@ -68,11 +68,8 @@ def games_of(session: Session, player: Player) -> list[dict[str, Any]]:
         assert game.id is not None
         seats = store.seats_of(session, game.id)
         other = "B" if seat.seat == "A" else "A"
-        to_move = None
-        if game.status == GameStatus.ACTIVE and game.rules_version == engine.RULES_VERSION:
-            snapshot = store.latest_snapshot(session, game.id)
-            if snapshot is not None:
-                to_move = engine.public_view(engine.state_from_json(snapshot.state))["to_move"]
+        # The game row says whose turn it is: no position is read for a list.
+        to_move = game.to_move if game.status == GameStatus.ACTIVE else None
         games.append(
             {
                 "ruleset_title": engine.get_ruleset(game.ruleset).title,

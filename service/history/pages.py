@@ -16,7 +16,7 @@ import engine
 from service import store
 from service.games.records import game_record
 from service.models import Game, GameStatus
-from service.play.moves import check_rules_version, replay_log
+from service.play.moves import check_rules_version, state_at
 from service.play.pages import log_rows, names_of
 from service.refusal import Refusal
 
@@ -54,11 +54,13 @@ def parse_ply(text: str | None, last: int) -> int:
 def public_page_context(session: Session, game: Game, ply_text: str | None) -> dict[str, Any]:
     """The public page of a dealt game at position ``?ply=`` (after that many moves)."""
     assert game.id is not None
-    entries = store.move_log(session, game.id)
-    states = replay_log(game, [e.notation for e in entries])
-    last = len(states) - 1
+    last = game.ply
     ply = parse_ply(ply_text, last)
-    state = states[ply]
+    # Two positions from their nearest snapshots (a few moves replayed at most), not the log.
+    state = state_at(session, game, ply)
+    final = state if ply == last else state_at(session, game, last)
+    assert state is not None and final is not None
+    entries = store.move_log(session, game.id)
     finished = game.status == GameStatus.FINISHED
     seen = engine.public_view(state)
     names = names_of(store.seats_of(session, game.id))
@@ -73,7 +75,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
         "last": last,
         "moves": log_rows(entries, state.ruleset, names, reader=None, finished=finished),
         "finished": finished,
-        "final": engine.public_view(states[-1]),
+        "final": engine.public_view(final),
     }
 
 

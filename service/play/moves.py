@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Flask, current_app, has_app_context
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 import engine
 from service import store
@@ -128,14 +128,6 @@ def check_rules_version(game: Game) -> None:
         raise RulesVersionError(game.rules_version)
 
 
-def log_length(session: Session, game_id: int) -> int:
-    """How many entries the move log of a game holds."""
-    count = session.exec(
-        select(func.count()).select_from(MoveEntry).where(MoveEntry.game_id == game_id)
-    ).one()
-    return int(count)
-
-
 def replay_log(game: Game, notations: Sequence[str]) -> list[engine.GameState]:
     """Every position of a dealt game, from the deal through each of these log entries."""
     check_rules_version(game)
@@ -143,26 +135,33 @@ def replay_log(game: Game, notations: Sequence[str]) -> list[engine.GameState]:
 
 
 def load_state(session: Session, game: Game) -> engine.GameState:
-    """The current position of a dealt game: the latest snapshot when it is up to date with the
-    log, else a replay of the log (the log is the truth). Raises RulesVersionError,
-    GameNotPlayingError when the game was never dealt."""
-    assert game.id is not None
-    check_rules_version(game)
+    """The current position of a dealt game (after ``game.ply`` log entries): its latest
+    snapshot. Raises RulesVersionError, GameNotPlayingError when the game was never dealt."""
     if game.deal is None:
         raise GameNotPlayingError(f"This game is {game.status}: nothing has been dealt.")
-    snapshot = store.latest_snapshot(session, game.id)
-    if snapshot is not None and snapshot.ply == log_length(session, game.id):
-        return engine.state_from_json(snapshot.state)
-    return replay_log(game, [e.notation for e in store.move_log(session, game.id)])[-1]
+    state = state_at(session, game, game.ply)
+    assert state is not None
+    return state
 
 
 def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
-    """The position after ``ply`` log entries, or None when the log is not that long yet."""
+    """The position after ``ply`` log entries, or None when the log is not that long (or the
+    game was not dealt). The nearest snapshot before it plus the few moves since (snapshots are
+    kept every ``store.SNAPSHOT_BLOCK`` plies), so any position costs about the same; the log
+    stays the truth: with no snapshot at all, the whole log is replayed."""
     assert game.id is not None
-    entries = store.move_log(session, game.id)
-    if not 0 <= ply <= len(entries):
+    check_rules_version(game)
+    if game.deal is None or not 0 <= ply <= game.ply:
         return None
-    return replay_log(game, [e.notation for e in entries[:ply]])[-1]
+    snapshot = store.snapshot_at_or_before(session, game.id, ply)
+    if snapshot is None:
+        notations = [e.notation for e in store.moves_from(session, game.id, 0, ply)]
+        return replay_log(game, notations)[-1]
+    state = engine.state_from_json(snapshot.state)
+    if snapshot.ply < ply:
+        for entry in store.moves_from(session, game.id, snapshot.ply, ply):
+            state, _ = engine.apply(state, engine.parse_move(entry.notation, state.ruleset))
+    return state
 
 
 def parse_moves(
@@ -249,6 +248,8 @@ def apply_moves(
 def _update_game(
     game: Game, state: engine.GameState, events: Sequence[engine.Event], now: datetime
 ) -> None:
+    game.ply = state.ply
+    game.to_move = None if state.result is not None else state.to_move
     if state.result is not None:
         game.status = GameStatus.FINISHED
         game.deadline = None

@@ -155,7 +155,7 @@ def resign_page(token: str) -> Page:
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
-        ply = load_state(session, game).ply if game.deal is not None else None
+        ply = game.ply if game.deal is not None else None
     playing = summary["status"] == GameStatus.ACTIVE and ply is not None
     page = render_template(
         "play/resign.html", game=summary, seat=seat.seat, token=token, ply=ply, playing=playing
@@ -175,9 +175,10 @@ def _move_link_seat(session: Session, move_token: tokens.MoveToken) -> tuple[Gam
 
 def _linked_move(
     session: Session, game: Game, move_token: tokens.MoveToken, index: int
-) -> engine.Move:
-    """The move a link names: legal move ``index`` of its seat at the link's ply. Raises
-    StaleMoveError when the game has not reached that ply, Refusal when the index names none."""
+) -> tuple[engine.Move, engine.GameState]:
+    """The move a link names: legal move ``index`` of its seat at the link's ply, with that
+    position. Raises StaleMoveError when the game has not reached that ply, Refusal when the
+    index names none."""
     state = state_at(session, game, move_token.ply)
     if state is None:
         raise StaleMoveError(move_token.ply, move_token.ply)
@@ -188,7 +189,7 @@ def _linked_move(
         raise UnreadableMoveError(
             "This link names no move: it was cut short or changed. Open your private page."
         )
-    return moves[index]
+    return moves[index], state
 
 
 @bp.get("/m/<token>/<int:index>")
@@ -199,14 +200,13 @@ def move_link(token: str, index: int) -> Page:
         assert game.id is not None
         private_url = _private_url(game.id, seat)
         try:
-            move = _linked_move(session, game, move_token, index)
-            state = load_state(session, game)
-            if state.ply != move_token.ply:
+            move, state = _linked_move(session, game, move_token, index)
+            if game.ply != move_token.ply:
                 # What the log holds at that ply tells a repeat from a merely stale link.
-                entries = store.move_log(session, game.id)
-                if entries[move_token.ply].notation == str(move):
+                (entry,) = store.moves_from(session, game.id, move_token.ply, move_token.ply + 1)
+                if entry.notation == str(move):
                     raise AlreadyPlayedError([move])
-                raise StaleMoveError(move_token.ply, state.ply)
+                raise StaleMoveError(move_token.ply, game.ply)
             if game.status != GameStatus.ACTIVE:
                 raise StaleMoveError(move_token.ply, state.ply)
         except Refusal as error:
@@ -237,7 +237,7 @@ def play_move_link(token: str, index: int) -> Response | Page:
             game, seat = _move_link_seat(session, move_token)
             assert game.id is not None
             private_url = _private_url(game.id, seat)
-            move = _linked_move(session, game, move_token, index)
+            move, _ = _linked_move(session, game, move_token, index)
             then = _field("then", required=False).lower()
             if then not in THEN_CHOICES or (then and move.action not in THEN_MOVES):
                 raise FormError(f"'{then}' cannot follow this move; choose a deck to draw from.")

@@ -96,6 +96,12 @@ def test_snapshots_latest(app: Flask, new_game: SimpleNamespace) -> None:
         store.save_snapshot(session, new_game.id, 2, {"ply": 2})
         latest = store.latest_snapshot(session, new_game.id)
         assert latest is not None and latest.state == {"ply": 2}
+        # Ply 2 is not the first of its block: ply 3 takes its place, seen in the same session.
+        store.save_snapshot(session, new_game.id, 3, {"ply": 3})
+        latest = store.latest_snapshot(session, new_game.id)
+        assert latest is not None and (latest.ply, latest.state) == (3, {"ply": 3})
+        kept = store.snapshot_at_or_before(session, new_game.id, 2)
+        assert kept is not None and kept.ply == 0
 
 
 def test_unknown_game(app: Flask) -> None:

@@ -175,6 +175,38 @@ def test_flask_mail_sweep_runs_the_scan_once(app: Flask, client: FlaskClient) ->
     assert "flask --app service mail sweep" in client.get("/dev/outbox").get_data(as_text=True)
 
 
+def test_automatic_claims_stop_at_the_one_that_wins(app: Flask, client: FlaskClient) -> None:
+    """Four flags provable at the start of a turn, and the third makes a breakthrough: the game
+    ends there (R21) and the fourth is not asked for (it used to refuse the whole start of the
+    turn: no claims made, no email, and a game that could not end by automatic claims)."""
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    with mock.patch("service.turns.start.dispatch"):
+        for _ in range(400):
+            state = state_of(app, game_id)
+            assert state.result is None
+            claims = engine.automatic_claims(state)
+            if state.phase is engine.Phase.START and len(claims) > 1:
+                won, used = state, 0
+                for claim in claims:
+                    won, _ = engine.apply(won, claim)
+                    used += 1
+                    if won.result is not None:
+                        break
+                if won.result is not None and used < len(claims):
+                    break
+            with app.app_context(), session_scope() as session:
+                apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
+        else:
+            raise AssertionError("no win before the last provable claim came up")
+    with app.app_context():
+        start_turn(game_id, state.turn)
+    final = state_of(app, game_id)
+    assert final.result is not None and final.result.winner == state.to_move
+    assert final.ply == state.ply + used
+    assert len(rows(app, kind=MailKind.GAME_OVER)) == 2
+
+
 def test_a_claim_at_the_start_of_a_turn_can_end_the_game(app: Flask, client: FlaskClient) -> None:
     """Automatic claims end the game when they make a breakthrough: game over, no "your turn"."""
     at(app, T0)

@@ -1,0 +1,125 @@
+"""Disk per finished game: ``python bench/storage.py [--games N] [--json]`` from the repository
+root (.venv/bin/python).
+
+Plays N games to their end through the service's own functions (one ``apply_moves`` per move, as
+the pages and links make them; random legal moves from a fixed seed) on a PostgreSQL database of
+its own, then reads what the game tables take on disk, rows and indexes
+(``pg_total_relation_size`` of games, seats, moves and snapshots, after ``VACUUM FULL`` so that
+pages hold only live rows), and divides by N. Prints a table, or with ``--json`` one JSON
+object per table and one for the total, one a line. The aim: under 32 KB a finished game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from pathlib import Path
+from random import Random
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+
+import engine  # noqa: E402
+from service import create_app, tokens  # noqa: E402
+from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
+from service.games.forms import parse_new_game  # noqa: E402
+from service.games.lifecycle import accept_invitation, create_game  # noqa: E402
+from service.play.moves import apply_moves, load_state  # noqa: E402
+from service.store import get_game  # noqa: E402
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+TABLES = ("games", "seats", "moves", "snapshots")
+AIM_BYTES = 32 * 1024
+
+
+def play_to_the_end(index: int, rng: Random) -> int:
+    """One game created, accepted and played to its end; returns its ply count."""
+    form = {
+        "a_name": "Ann", "a_email": f"a{index}@bench.example",
+        "b_name": "Ben", "b_email": f"b{index}@bench.example",
+    }  # fmt: skip
+    with session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form))
+        assert game.id is not None
+        game_id = game.id
+    with session_scope() as session:
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+    while True:
+        with session_scope() as session:
+            state = load_state(session, get_game(session, game_id))
+            if state.result is not None:
+                return state.ply
+            move = rng.choice(engine.legal_moves(state))
+            apply_moves(session, game_id, move.seat, state.ply, [move], by_server=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    args = parser.parse_args()
+    admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    database = f"battleline_storage_{secrets.token_hex(4)}"
+    admin.execute(f'CREATE DATABASE "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    app = None
+    try:
+        upgrade_schema(url)
+        app = create_app(
+            {
+                "APP_ENV": "testing",
+                "TESTING": True,
+                "DATABASE_URL": url,
+                "SECRET_KEY": "storage-bench-secret-key-0123456789-abcdef",
+                "BASE_URL": "http://bl.bench.test",
+                "REDIS_URL": None,
+                "MAIL_SERVER": None,
+            }
+        )
+        rng = Random(20261123)
+        with app.app_context():
+            plies = [play_to_the_end(i, rng) for i in range(args.games)]
+        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as db:
+            db.execute("VACUUM FULL")
+            sizes = {
+                table: db.execute("SELECT pg_total_relation_size(%s)", (table,)).fetchone()[0]
+                for table in TABLES
+            }
+    finally:
+        if app is not None:
+            get_engine(app).dispose()
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.close()
+    total = sum(sizes.values())
+    mean_plies = sum(plies) / len(plies)
+    if args.json:
+        for table, size in sizes.items():
+            print(json.dumps({"table": table, "bytes_per_game": round(size / len(plies))}))
+        print(
+            json.dumps(
+                {
+                    "table": "total",
+                    "bytes_per_game": round(total / len(plies)),
+                    "games": len(plies),
+                    "mean_plies": round(mean_plies, 1),
+                    "aim_bytes": AIM_BYTES,
+                }
+            )
+        )
+        return
+    print(
+        f"{len(plies)} finished games, {mean_plies:.0f} plies on average; "
+        "per game, rows and indexes:"
+    )
+    for table, size in sizes.items():
+        print(f"  {table:<10}{size / len(plies):>10,.0f} bytes")
+    print(f"  {'total':<10}{total / len(plies):>10,.0f} bytes (aim under {AIM_BYTES:,})")
+
+
+if __name__ == "__main__":
+    main()
