@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from unittest import mock
 
 from alembic import command
 from flask import Flask
@@ -22,27 +23,40 @@ from service.play.moves import apply_moves, load_state, replay_log, state_at
 from tests.service.conftest import VALID_FORM, make_test_app
 
 
-def _played_game(app: Flask, seed: int) -> int:
-    """A game created, accepted and played to its end by random legal moves, one apply_moves
-    call per move (as the pages make them)."""
-    rng = random.Random(seed)
-    with app.app_context():
+def _dealt_game(app: Flask, seed: int = 0) -> int:
+    """A game accepted and dealt from a fixed seed (the same deal every run)."""
+    with app.app_context(), mock.patch(
+        "service.games.lifecycle.secrets.token_hex", lambda _n: f"{seed:064x}"
+    ):
         with session_scope() as session:
-            game, _ = create_game(
-                session, parse_new_game({**VALID_FORM, "days_per_move": str(seed % 14 + 1)})
-            )
+            game, _ = create_game(session, parse_new_game(VALID_FORM))
             assert game.id is not None
             game_id = game.id
         with session_scope() as session:
             accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-        while True:
+    return game_id
+
+
+def _play(app: Flask, game_id: int, rng: random.Random, plies: int = 10_000) -> None:
+    """Random legal moves, one apply_moves call per move (as the pages make them), until the
+    game ends or ``plies`` moves were made; checks the game row against the position first."""
+    with app.app_context():
+        for _ in range(plies):
             with session_scope() as session:
                 game = store.get_game(session, game_id)
                 state = load_state(session, game)
                 if state.result is not None:
-                    return game_id
+                    return
+                assert (game.ply, game.to_move) == (state.ply, state.to_move)
                 move = rng.choice(engine.legal_moves(state))
                 apply_moves(session, game_id, move.seat, state.ply, [move], by_server=True)
+
+
+def _played_game(app: Flask, seed: int) -> int:
+    """A game created, accepted and played to its end by random legal moves."""
+    game_id = _dealt_game(app, seed)
+    _play(app, game_id, random.Random(seed))
+    return game_id
 
 
 def test_any_position_equals_the_replay_of_the_log(app: Flask) -> None:
@@ -80,22 +94,11 @@ def test_snapshots_are_kept_per_block_and_at_the_latest_ply(app: Flask) -> None:
 
 
 def test_the_game_row_follows_every_move(app: Flask) -> None:
-    rng = random.Random(3)
-    with app.app_context():
-        with session_scope() as session:
-            game, _ = create_game(session, parse_new_game(VALID_FORM))
-            assert game.id is not None
-            game_id = game.id
-        with session_scope() as session:
-            accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-        for _ in range(30):
-            with session_scope() as session:
-                game = store.get_game(session, game_id)
-                state = load_state(session, game)
-                assert (game.ply, game.to_move) == (state.ply, state.to_move)
-                assert game.ply == len(store.move_log(session, game_id))
-                move = rng.choice(engine.legal_moves(state))
-                apply_moves(session, game_id, move.seat, state.ply, [move], by_server=True)
+    game_id = _dealt_game(app)
+    _play(app, game_id, random.Random(3), plies=30)  # checks the row before each move
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        assert game.ply == len(store.move_log(session, game_id)) == 30
 
 
 def test_the_migration_fills_in_ply_and_seat_and_prunes_snapshots(
