@@ -86,9 +86,6 @@ class Visibility(enum.StrEnum):
     """Its page open to whoever has the link, listed nowhere."""
 
 
-SEATS = ("A", "B")
-
-
 class Player(SQLModel, table=True):
     """A person, known by email address. No password: signed links are the only credential."""
 

@@ -5,8 +5,9 @@ token generation and (for a move) the ply; never a card (PITFALLS). Each purpose
 salt, so a token made for one purpose is refused for another.
 
 A valid signature is not enough: a token can be replayed until it expires. So the reader also
-compares the token's generation with the seat's (revocation: bump the seat's generation) and a
-move token's ply with the game's (a stale turn). Each failure has its own error and message.
+compares the token's generation with the seat's (revocation: bump the seat's generation), and the
+playing area compares a move token's ply with the game's (a stale turn). Each failure has its own
+error and message.
 """
 
 from __future__ import annotations
@@ -73,19 +74,6 @@ class RevokedTokenError(TokenError):
     def __init__(self) -> None:
         super().__init__(
             "This link was replaced by a newer one. Use the link from your latest email."
-        )
-
-
-class StaleTokenError(TokenError):
-    """A move link from a turn that is over."""
-
-    status = 409
-    title = "This move link is from an earlier turn"
-
-    def __init__(self, token_ply: int, current_ply: int) -> None:
-        super().__init__(
-            f"The link was for move {token_ply + 1}, and the game is now at move "
-            f"{current_ply + 1}. Nothing was changed. Open your private page to see the game."
         )
 
 
@@ -195,7 +183,7 @@ def make_move_token(game_id: int, seat: str, generation: int, ply: int) -> str:
 
 def read_move_token(token: str) -> MoveToken:
     """Check the signature and age of a move token. Raises TamperedTokenError or
-    ExpiredTokenError; the caller checks generation and turn (``check_turn``)."""
+    ExpiredTokenError; the caller checks the generation and the game's ply."""
     p = _loads(Purpose.MOVE_LINK, token, _MOVE_FIELDS)
     return MoveToken(game_id=p["g"], seat=p["s"], generation=p["n"], ply=p["p"])
 
@@ -215,9 +203,3 @@ def check_generation(token_generation: int, current_generation: int) -> None:
     """Raise RevokedTokenError unless the token was made for the current generation."""
     if token_generation != current_generation:
         raise RevokedTokenError()
-
-
-def check_turn(token_ply: int, current_ply: int) -> None:
-    """Raise StaleTokenError unless the move token was made for the game's current ply."""
-    if token_ply != current_ply:
-        raise StaleTokenError(token_ply, current_ply)

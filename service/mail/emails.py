@@ -10,14 +10,14 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session
 
 import engine
 from service import store, tokens
 from service.links import external_url, private_page_url
 from service.mail.kinds import MailKind
 from service.mail.models import OutboxMessage
-from service.mail.outbox import queue_email
+from service.mail.outbox import emails_queued_since, queue_email
 from service.models import Game, Player, utcnow
 
 
@@ -142,15 +142,7 @@ def send_my_games_link(session: Session, email: str) -> str | None:
     player = store.find_player(session, email.strip().lower())
     assert player is not None  # a link was made for this address
     since = utcnow() - timedelta(days=1)
-    already = session.exec(
-        select(func.count())
-        .select_from(OutboxMessage)
-        .where(
-            OutboxMessage.player_id == player.id,
-            OutboxMessage.kind == MailKind.MY_GAMES,
-            col(OutboxMessage.created_at) >= since,
-        )
-    ).one()
-    if int(already) < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):
+    already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
+    if already < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):
         queue_my_games_email(session, player, link)
     return link

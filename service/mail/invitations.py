@@ -17,13 +17,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 from flask import current_app
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, select
 
 from service import store
 from service.mail import emails
 from service.mail.kinds import MailKind
 from service.mail.models import AddressStatus, OutboxMessage
-from service.models import Game, GameStatus, Player, Seat, utcnow
+from service.mail.outbox import emails_queued_since
+from service.models import Game, GameStatus, Player, utcnow
 from service.refusal import Refusal
 
 DAY = timedelta(days=1)
@@ -49,31 +50,6 @@ class InvitationsRefusedError(Refusal):
         )
 
 
-def _emails_since(
-    session: Session,
-    kind: MailKind,
-    since: object,
-    *,
-    player_id: int | None = None,
-    inviter_id: int | None = None,
-) -> int:
-    """How many emails of ``kind`` went into the outbox since ``since``, to ``player_id`` or
-    about games that ``inviter_id`` started (emails actually queued: an email that was refused
-    before queueing counts for nobody)."""
-    statement = (
-        select(func.count())
-        .select_from(OutboxMessage)
-        .where(OutboxMessage.kind == kind, col(OutboxMessage.created_at) >= since)
-    )
-    if player_id is not None:
-        statement = statement.where(OutboxMessage.player_id == player_id)
-    if inviter_id is not None:
-        statement = statement.join(Seat, col(Seat.game_id) == col(OutboxMessage.game_id)).where(
-            Seat.seat == "A", Seat.player_id == inviter_id
-        )
-    return int(session.exec(statement).one())
-
-
 def check_recipient(session: Session, recipient_email: str) -> None:
     """Refuse a game whose invited address refuses invitations (InvitationsRefusedError)."""
     recipient = store.find_player(session, recipient_email)
@@ -94,13 +70,13 @@ def check_invitation_limits(session: Session, creator: Player, invited: Player) 
     since = utcnow() - DAY
     assert creator.id is not None and invited.id is not None
     limit = int(config["INVITATIONS_PER_RECIPIENT_PER_DAY"])
-    if _emails_since(session, MailKind.INVITATION, since, player_id=invited.id) >= limit:
+    if emails_queued_since(session, MailKind.INVITATION, since, player_id=invited.id) >= limit:
         raise TooManyInvitationsError(
             f"{invited.display_name} has received {limit} invitations in the last 24 hours, the "
             "most we send to one person in a day. Please try again tomorrow. Nothing was sent."
         )
     limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
-    if _emails_since(session, MailKind.INVITATION, since, inviter_id=creator.id) >= limit:
+    if emails_queued_since(session, MailKind.INVITATION, since, inviter_id=creator.id) >= limit:
         raise TooManyInvitationsError(
             f"You have sent {limit} invitations in the last 24 hours, the most one person may in "
             "a day. Please try again tomorrow. Nothing was sent."
@@ -114,7 +90,7 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
     assert creator.id is not None
     limit = int(current_app.config["CONFIRMATIONS_PER_ADDRESS_PER_DAY"])
     since = utcnow() - DAY
-    if _emails_since(session, MailKind.CONFIRM_ADDRESS, since, player_id=creator.id) >= limit:
+    if emails_queued_since(session, MailKind.CONFIRM_ADDRESS, since, player_id=creator.id) >= limit:
         raise TooManyInvitationsError(
             f"We have sent {limit} confirmation emails to this address in the last 24 hours, "
             "the most we send to one address in a day. If it is yours, open the link "

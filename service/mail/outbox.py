@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 from flask import current_app, has_app_context, render_template
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 import engine
 from service.after_commit import publish_after_commit
@@ -28,7 +28,7 @@ from service.mail.kinds import MailKind
 from service.mail.mime import build_mime, check_header_value
 from service.mail.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
 from service.mail.signed import MailPurpose, mail_link
-from service.models import Game, Player, utcnow
+from service.models import Game, Player, Seat, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,31 @@ def blocked_reason(
     if game_id is not None and session.get(GameMute, (player.id, game_id)) is not None:
         return "muted this game"
     return None
+
+
+def emails_queued_since(
+    session: Session,
+    kind: MailKind,
+    since: object,
+    *,
+    player_id: int | None = None,
+    inviter_id: int | None = None,
+) -> int:
+    """How many emails of ``kind`` went into the outbox since ``since``, to ``player_id`` or
+    about games that ``inviter_id`` started (emails actually queued: an email that was refused
+    before queueing counts for nobody)."""
+    statement = (
+        select(func.count())
+        .select_from(OutboxMessage)
+        .where(OutboxMessage.kind == kind, col(OutboxMessage.created_at) >= since)
+    )
+    if player_id is not None:
+        statement = statement.where(OutboxMessage.player_id == player_id)
+    if inviter_id is not None:
+        statement = statement.join(Seat, col(Seat.game_id) == col(OutboxMessage.game_id)).where(
+            Seat.seat == "A", Seat.player_id == inviter_id
+        )
+    return int(session.exec(statement).one())
 
 
 def render_email(kind: MailKind, context: Mapping[str, Any]) -> tuple[str, str]:

@@ -6,6 +6,7 @@ programs send as ``List-Unsubscribe=One-Click``. Each POST can be repeated witho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Blueprint, render_template, request
@@ -70,7 +71,7 @@ CONFIRM = ActionPage(
     ask="Press the button to confirm that this is your address.",
     button="Confirm my address",
     done="Your address is confirmed. To send a game's invitation, open the game's private page "
-    "from the email we sent about it and press \"Send the invitation\".",
+    'from the email we sent about it and press "Send the invitation".',
 )
 
 
@@ -94,6 +95,63 @@ def confirm_post(token: str) -> str:
     return _page(CONFIRM, name=player.display_name, done=True)
 
 
+@dataclass(frozen=True)
+class Switch:
+    """A setting a mail link turns on (the button) or off again (the undo button)."""
+
+    purpose: MailPurpose
+    page: ActionPage
+    is_on: Callable[[Session, int, int | None], bool]
+    """(session, player id, game id) -> whether it is on."""
+    turn: Callable[[Session, int, int | None, bool], None]
+    """(session, player id, game id, on): turn it on or off."""
+
+
+def _address_flag(name: str) -> Callable[[Session, int, int | None], bool]:
+    def is_on(session: Session, player_id: int, _game_id: int | None) -> bool:
+        status = session.get(AddressStatus, player_id)
+        return status is not None and getattr(status, name) is not None
+
+    return is_on
+
+
+def _muted(session: Session, player_id: int, game_id: int | None) -> bool:
+    assert game_id is not None
+    return addresses.is_game_muted(session, player_id, game_id)
+
+
+def _mute(session: Session, player_id: int, game_id: int | None, on: bool) -> None:
+    assert game_id is not None
+    addresses.set_game_muted(session, player_id, game_id, on)
+
+
+def _switch_views(switch: Switch) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    """The GET view (shows the page and its button) and the POST view (acts, or undoes)."""
+
+    def load(session: Session, token: str) -> tuple[int, int | None, str]:
+        mail_token = read_token(switch.purpose, token)
+        player = _player(session, mail_token)
+        assert player.id is not None
+        if mail_token.game_id is not None:
+            store.get_game(session, mail_token.game_id)  # GameNotFoundError: 404
+        return player.id, mail_token.game_id, player.display_name
+
+    def show(token: str) -> str:
+        with session_scope() as session:
+            player_id, game_id, name = load(session, token)
+            done = switch.is_on(session, player_id, game_id)
+        return _page(switch.page, name=name, done=done)
+
+    def act(token: str) -> str:
+        undo = request.form.get("undo") == "1"
+        with session_scope() as session:
+            player_id, game_id, name = load(session, token)
+            switch.turn(session, player_id, game_id, not undo)
+        return _page(switch.page, name=name, done=not undo, undone=undo)
+
+    return show, act
+
+
 UNSUBSCRIBE = ActionPage(
     title="Unsubscribe",
     ask="Press the button and we send you no more email: no invitations, no turns, no reminders. "
@@ -103,28 +161,6 @@ UNSUBSCRIBE = ActionPage(
     undo_button="Send me email again",
     undone="You get email from us again.",
 )
-
-
-@bp.get("/unsubscribe/<token>")
-def unsubscribe(token: str) -> str:
-    mail_token = read_token(MailPurpose.UNSUBSCRIBE, token)
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        status = session.get(AddressStatus, player.id)
-        done = status is not None and status.unsubscribed_at is not None
-    return _page(UNSUBSCRIBE, name=player.display_name, done=done)
-
-
-@bp.post("/unsubscribe/<token>")
-def unsubscribe_post(token: str) -> str:
-    mail_token = read_token(MailPurpose.UNSUBSCRIBE, token)
-    undo = request.form.get("undo") == "1"
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        assert player.id is not None
-        addresses.set_unsubscribed(session, player.id, not undo)
-    return _page(UNSUBSCRIBE, name=player.display_name, done=not undo, undone=undo)
-
 
 MUTE = ActionPage(
     title="Mute this game",
@@ -136,32 +172,6 @@ MUTE = ActionPage(
     undone="You get email about this game again.",
 )
 
-
-@bp.get("/mute/<token>")
-def mute(token: str) -> str:
-    mail_token = read_token(MailPurpose.MUTE_GAME, token)
-    assert mail_token.game_id is not None
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        store.get_game(session, mail_token.game_id)
-        assert player.id is not None
-        done = addresses.is_game_muted(session, player.id, mail_token.game_id)
-    return _page(MUTE, name=player.display_name, done=done)
-
-
-@bp.post("/mute/<token>")
-def mute_post(token: str) -> str:
-    mail_token = read_token(MailPurpose.MUTE_GAME, token)
-    assert mail_token.game_id is not None
-    undo = request.form.get("undo") == "1"
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        store.get_game(session, mail_token.game_id)
-        assert player.id is not None
-        addresses.set_game_muted(session, player.id, mail_token.game_id, not undo)
-    return _page(MUTE, name=player.display_name, done=not undo, undone=undo)
-
-
 REFUSE = ActionPage(
     title="Refuse all invitations",
     ask="Press the button and nobody can invite you to a game here any more.",
@@ -171,23 +181,37 @@ REFUSE = ActionPage(
     undone="People can invite you again.",
 )
 
+SWITCHES = {
+    # rule: (the GET endpoint's name, the switch); the POST's endpoint is the name + "_post".
+    "/unsubscribe/<token>": (
+        "unsubscribe",
+        Switch(
+            MailPurpose.UNSUBSCRIBE,
+            UNSUBSCRIBE,
+            _address_flag("unsubscribed_at"),
+            lambda session, player_id, _game, on: addresses.set_unsubscribed(
+                session, player_id, on
+            ),
+        ),
+    ),
+    "/mute/<token>": ("mute", Switch(MailPurpose.MUTE_GAME, MUTE, _muted, _mute)),
+    "/refuse-invitations/<token>": (
+        "refuse_invitations",
+        Switch(
+            MailPurpose.REFUSE_INVITATIONS,
+            REFUSE,
+            _address_flag("refuses_invitations_at"),
+            lambda session, player_id, _game, on: addresses.set_refuses_invitations(
+                session, player_id, on
+            ),
+        ),
+    ),
+}
 
-@bp.get("/refuse-invitations/<token>")
-def refuse_invitations(token: str) -> str:
-    mail_token = read_token(MailPurpose.REFUSE_INVITATIONS, token)
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        status = session.get(AddressStatus, player.id)
-        done = status is not None and status.refuses_invitations_at is not None
-    return _page(REFUSE, name=player.display_name, done=done)
-
-
-@bp.post("/refuse-invitations/<token>")
-def refuse_invitations_post(token: str) -> str:
-    mail_token = read_token(MailPurpose.REFUSE_INVITATIONS, token)
-    undo = request.form.get("undo") == "1"
-    with session_scope() as session:
-        player = _player(session, mail_token)
-        assert player.id is not None
-        addresses.set_refuses_invitations(session, player.id, not undo)
-    return _page(REFUSE, name=player.display_name, done=not undo, undone=undo)
+for _rule, (_endpoint, _switch) in SWITCHES.items():
+    _show, _act = _switch_views(_switch)
+    # Names of their own: Flask-Limiter keys a view's limits by its qualified name.
+    _show.__name__ = _show.__qualname__ = _endpoint
+    _act.__name__ = _act.__qualname__ = f"{_endpoint}_post"
+    bp.add_url_rule(_rule, endpoint=_endpoint, view_func=_show, methods=["GET"])
+    bp.add_url_rule(_rule, endpoint=f"{_endpoint}_post", view_func=_act, methods=["POST"])

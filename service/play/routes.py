@@ -45,7 +45,7 @@ RETURN_FIELDS = ("return_1", "return_2", "return_3")
 Page = tuple[Response | str, int]
 
 
-class FormError(Refusal):
+class MoveFormError(Refusal):
     """A move form that was not sent as the page makes it."""
 
     status = 400
@@ -103,21 +103,21 @@ def render_private_page(session: Session, game: Game, seat: Seat, token: str) ->
 def _field(name: str, *, required: bool = True) -> str:
     values = request.form.getlist(name)
     if len(values) > 1:
-        raise FormError(f"The form sent '{name}' {len(values)} times; it takes one.")
+        raise MoveFormError(f"The form sent '{name}' {len(values)} times; it takes one.")
     value = values[0] if values else ""
     if len(value) > MAX_FIELD_LENGTH:
-        raise FormError(f"The field '{name}' is longer than any move ({MAX_FIELD_LENGTH}).")
+        raise MoveFormError(f"The field '{name}' is longer than any move ({MAX_FIELD_LENGTH}).")
     if required and not value.strip():
-        raise FormError(f"The form did not say '{name}'. Use the buttons of your private page.")
+        raise MoveFormError(f"The form did not say '{name}'. Use the buttons of your private page.")
     return value.strip()
 
 
 def _form_moves() -> tuple[int, list[str]]:
-    """The ply and the moves of a submitted move form. Raises FormError."""
+    """The ply and the moves of a submitted move form. Raises MoveFormError."""
     ply_text = _field("ply")
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
     if not re.fullmatch(r"[0-9]{1,6}", ply_text) or int(ply_text) > MAX_PLY:
-        raise FormError("The form's move number is not a number. Reload your private page.")
+        raise MoveFormError("The form's move number is not a number. Reload your private page.")
     move = _field("move")
     if move.lower() == "return":
         cards = [_field(name, required=False) for name in RETURN_FIELDS]
@@ -125,7 +125,7 @@ def _form_moves() -> tuple[int, list[str]]:
     moves = [move]
     then = _field("then", required=False).lower()
     if then not in THEN_CHOICES:
-        raise FormError(f"'{then}' cannot follow a move; choose a deck to draw from.")
+        raise MoveFormError(f"'{then}' cannot follow a move; choose a deck to draw from.")
     if then:
         moves.append(then)
     return int(ply_text), moves
@@ -240,7 +240,9 @@ def play_move_link(token: str, index: int) -> Response | Page:
             move, _ = _linked_move(session, game, move_token, index)
             then = _field("then", required=False).lower()
             if then not in THEN_CHOICES or (then and move.action not in THEN_MOVES):
-                raise FormError(f"'{then}' cannot follow this move; choose a deck to draw from.")
+                raise MoveFormError(
+                    f"'{then}' cannot follow this move; choose a deck to draw from."
+                )
             moves: list[engine.Move | str] = [move, then] if then else [move]
             apply_moves(session, game.id, seat.seat, move_token.ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):
