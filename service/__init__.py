@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 
 from service import db
-from service.config import DEVELOPMENT_BASE_URL, check_config, config_from_env
+from service.config import DEVELOPMENT_BASE_URL, AppEnv, check_config, config_from_env
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -81,5 +81,5 @@ def init_mail(app: Flask) -> None:
     app.cli.add_command(mail_cli)
     # The start of turns and the game-over emails hook on every move (service.play.moves).
     turns.init_app(app)
-    if app.config["APP_ENV"] != "production":
+    if app.config["APP_ENV"] != AppEnv.PRODUCTION:
         app.register_blueprint(dev_outbox.bp)

@@ -8,6 +8,7 @@ from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import store, tokens
+from service.config import AppEnv
 from service.db import session_scope
 from service.games.summaries import load_summary
 from service.history import bp
@@ -102,7 +103,7 @@ def my_games_request_sent() -> tuple[str, int]:
         )
         return page, error.status
     # The same page whether or not the address is known; development also shows the link.
-    shown = link if current_app.config["APP_ENV"] != "production" else None
+    shown = link if current_app.config["APP_ENV"] != AppEnv.PRODUCTION else None
     page = render_template(
         "history/my_games_request.html", email=email, sent=True, error=None, dev_link=shown
     )

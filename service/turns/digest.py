@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import Session, col, select
 
@@ -74,7 +75,11 @@ def send_digests(now: datetime | None = None) -> list[int]:
             select(Player, Seat)
             .join(Seat, col(Seat.player_id) == col(Player.id))
             .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(Game.status == GameStatus.ACTIVE)
+            .where(
+                Game.status == GameStatus.ACTIVE,
+                # Only players whose digest of today is not out yet: not every player, daily.
+                sa.or_(col(Player.digest_sent_at).is_(None), col(Player.digest_sent_at) < since),
+            )
         ).all()
         ids = sorted(
             {
@@ -82,7 +87,6 @@ def send_digests(now: datetime | None = None) -> list[int]:
                 for p, seat in playing
                 if p.id is not None
                 and turn_preferences(p, seat).digest
-                and (p.digest_sent_at is None or p.digest_sent_at < since)
             }
         )
     sent = []
