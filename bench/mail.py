@@ -42,10 +42,10 @@ from aiosmtpd.smtp import SMTP, Envelope, Session  # noqa: E402
 
 from service import create_app  # noqa: E402
 from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.mail import MailKind, queue_email  # noqa: E402
-from service.mail.models import OutboxMessage  # noqa: E402
-from service.mail.outbox import PENDING_KEY, dispatch  # noqa: E402
 from service.models import Player  # noqa: E402
+from service.outbox import MailKind, queue_email  # noqa: E402
+from service.outbox.models import OutboxMessage  # noqa: E402
+from service.outbox.queue import PENDING_KEY, dispatch  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"

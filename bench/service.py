@@ -61,10 +61,10 @@ import psycopg  # noqa: E402
 import engine  # noqa: E402
 from service import create_app, tokens  # noqa: E402
 from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.games.forms import parse_new_game  # noqa: E402
-from service.games.lifecycle import accept_invitation, create_game  # noqa: E402
-from service.play.moves import apply_moves, load_state  # noqa: E402
-from service.store import get_game  # noqa: E402
+from service.games.state import apply_moves, load_state  # noqa: E402
+from service.games.store import get_game  # noqa: E402
+from service.lobby.forms import parse_new_game  # noqa: E402
+from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -42,16 +42,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
 
     from service import cli, cross_site, errors, health, limits, security_headers, templating
-    from service.games import bp as games_bp
-    from service.games.cli import games_cli
     from service.history import bp as history_bp
+    from service.lobby import bp as lobby_bp
+    from service.lobby.cli import games_cli
     from service.play import bp as play_bp
 
     templating.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
     app.register_blueprint(errors.bp)
-    app.register_blueprint(games_bp)
+    app.register_blueprint(lobby_bp)
     app.register_blueprint(play_bp)
     app.register_blueprint(history_bp)
     app.register_blueprint(health.bp)
@@ -69,17 +69,19 @@ def init_mail(app: Flask) -> None:
     production."""
     from flask_mail import Mail
 
-    from service import turns
+    from service.embedded_beat import mail_cli
     from service.mail import dev_outbox
     from service.mail import routes as mail_routes
-    from service.mail.cli import mail_cli
+    from service.turns import routes as turns_routes
+    from service.turns import start as turn_start
     from worker import celery_init_app
 
     Mail(app)
     celery_init_app(app)
     app.register_blueprint(mail_routes.bp)
     app.cli.add_command(mail_cli)
-    # The start of turns and the game-over emails hook on every move (service.play.moves).
-    turns.init_app(app)
+    # The start of turns and the game-over emails hook on every move (service.games.state).
+    turn_start.init_app(app)
+    app.register_blueprint(turns_routes.bp)
     if app.config["APP_ENV"] != AppEnv.PRODUCTION:
         app.register_blueprint(dev_outbox.bp)

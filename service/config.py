@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from service.limits import limits_config_from_env
-from service.turns.settings import turns_config_from_env
+from service.turn_settings import turns_config_from_env
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
 """The key a development server signs with when none is given; production refuses it."""
@@ -146,12 +146,8 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "MAIL_SWEEP_BATCH": int(env.get("MAIL_SWEEP_BATCH", "200")),
         # Abuse: the service must not become a way to mail strangers.
         "INVITATIONS_PER_SENDER_PER_DAY": int(env.get("INVITATIONS_PER_SENDER_PER_DAY", "10")),
-        "INVITATIONS_PER_RECIPIENT_PER_DAY": int(
-            env.get("INVITATIONS_PER_RECIPIENT_PER_DAY", "3")
-        ),
-        "CONFIRMATIONS_PER_ADDRESS_PER_DAY": int(
-            env.get("CONFIRMATIONS_PER_ADDRESS_PER_DAY", "3")
-        ),
+        "INVITATIONS_PER_RECIPIENT_PER_DAY": int(env.get("INVITATIONS_PER_RECIPIENT_PER_DAY", "3")),
+        "CONFIRMATIONS_PER_ADDRESS_PER_DAY": int(env.get("CONFIRMATIONS_PER_ADDRESS_PER_DAY", "3")),
         "MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY": int(
             env.get("MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY", "3")
         ),

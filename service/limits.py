@@ -1,6 +1,6 @@
 """Limits per client address and a ceiling for the whole site (Flask-Limiter).
 
-The per-address limits of ``service.mail.invitations`` count emails to one mailbox; these count
+The per-address limits of ``service.lobby.invitations`` count emails to one mailbox; these count
 requests from one client, so that nobody can use the site to mail strangers from one machine,
 and a global ceiling caps what all clients together can make the site send. Counters live in
 the Redis the worker uses (``REDIS_URL``; in memory on the embedded default), reached with short
@@ -25,8 +25,8 @@ from service.errors import error_response
 from service.refusal import Refusal
 
 MAIL_SENDING_ENDPOINTS = (
-    "games.create_game_view",
-    "games.send_invitation",
+    "lobby.create_game_view",
+    "lobby.send_invitation",
     "history.my_games_request_sent",
 )
 """Requests that can make the site email an address the client typed."""

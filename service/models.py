@@ -215,7 +215,7 @@ class Seat(SQLModel, table=True):
     vacation_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Vacation days this seat has used in this game (``Game.vacation_days`` in all)."""
     preferences: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON, nullable=True)
-    """This seat's own turn choices (``service.turns.preferences``), over the player's defaults.
+    """This seat's own turn choices (``service.games.preferences``), over the player's defaults.
     A seat link changes only these: never another game's, never the player's."""
 
 

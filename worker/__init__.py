@@ -15,7 +15,7 @@ from celery import Celery, Task
 from flask import Flask
 
 from service import after_commit
-from service.mail.outbox import SWEEP_TASK
+from service.outbox.queue import SWEEP_TASK
 
 SCAN_TASK = "worker.scan_deadlines"
 """``service.turns.scan.SCAN_TASK`` (not imported here: that module needs the app's models)."""

@@ -9,7 +9,7 @@ from typing import Any
 from celery import Task, shared_task
 
 from service.mail import delivery
-from service.mail.outbox import DELIVER_TASK, SWEEP_TASK
+from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
 from service.turns import digest, scan, start
 
 

@@ -1,7 +1,12 @@
-"""The games area: creating a game, answering an invitation, private and public pages."""
+"""The game store: a game's state in the database, below every area.
 
-from flask import Blueprint
+- ``store``: rows (the game-row lock, seats, players, the move log, snapshots) and their queries.
+- ``state``: positions (any ply, from the nearest snapshot), the deal, ``apply_moves`` under the
+  row lock, the listeners that run in a move's transaction, and the refusals they raise.
+- ``records``: a stored game as an ``engine.GameRecord``.
+- ``seats``: the seat a private link names, checked against revocation.
+- ``preferences``: a seat's turn choices over its player's defaults.
 
-bp = Blueprint("games", __name__)
-
-from service.games import routes  # noqa: E402,F401  (registers the views on bp)
+Areas (``play``, ``history``, ``lobby``, ``turns``, ``mail``) read and write games only through
+this package; it imports no area.
+"""

@@ -1,21 +1,27 @@
 """A player's "my games" page, reached by a signed link they ask for with their email address.
 
 The answer to the request never tells whether the address is known. ``request_my_games_link``
-is the one place that makes the link; the mail area hooks on it to send it (in development the
-page also shows it).
+is the one place that makes the link; ``send_my_games_link`` mails it (in development the page
+also shows it).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from flask import current_app
 from sqlmodel import Session, col, select
 
 import engine
-from service import store, tokens
-from service.games.forms import check_email
+from service import tokens
+from service.games import store
 from service.links import external_url, private_page_url
-from service.models import Game, GameStatus, Player, Seat, Visibility
+from service.models import Game, GameStatus, Player, Seat, Visibility, utcnow
+from service.outbox.kinds import MailKind
+from service.outbox.queue import emails_queued_since
+from service.player_fields import check_email
+from service.present.emails import queue_my_games_email
 from service.refusal import Refusal
 
 
@@ -43,6 +49,26 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     assert player.id is not None
     token = tokens.make_games_token(player.id, player.token_generation)
     return external_url("history.my_games", token=token)
+
+
+def send_my_games_link(session: Session, email: str) -> str | None:
+    """Email the "my games" link to the player with this address, if there is one and they have
+    not had ``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY`` of them in the last day (anyone can type any
+    address: this must not become a way to flood someone). Returns the link, or None.
+
+    Raises EmailFormError when ``email`` is not an address. The caller answers the same
+    whatever happened, so nobody learns whether the address plays here.
+    """
+    link = request_my_games_link(session, email)
+    if link is None:
+        return None
+    player = store.find_player(session, email.strip().lower())
+    assert player is not None  # a link was made for this address
+    since = utcnow() - timedelta(days=1)
+    already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
+    if already < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):
+        queue_my_games_email(session, player, link)
+    return link
 
 
 def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:

@@ -13,10 +13,10 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service import store
+from service.games import store
 from service.games.records import game_record
+from service.games.state import check_rules_version, state_at
 from service.models import Game, GameStatus
-from service.play.moves import check_rules_version, state_at
 from service.play.pages import log_rows, names_of
 from service.refusal import Refusal
 

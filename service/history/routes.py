@@ -7,36 +7,43 @@ from flask import current_app, jsonify, redirect, render_template, request, url_
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
-from service import store, tokens
+from service import tokens
 from service.config import AppEnv
 from service.db import session_scope
-from service.games.summaries import load_summary
+from service.games import store
+from service.games.preferences import (
+    parse_preferences_form,
+    player_defaults,
+    set_player_defaults,
+)
 from service.history import bp
 from service.history.my_games import (
     EmailFormError,
     games_of,
     player_for_token,
     public_games,
+    send_my_games_link,
 )
 from service.history.pages import public_page_context, record_json
-from service.mail.addresses import confirm as confirm_address
-from service.mail.emails import send_my_games_link
-from service.models import Game, Player
+from service.models import Player
+from service.outbox.addresses import confirm as confirm_address
+from service.present.summaries import load_summary
 from service.refusal import Refusal
 from service.signin import sign_in, sign_out, signed_in_player
-from service.turns.preferences import (
-    parse_preferences_form,
-    player_defaults,
-    set_player_defaults,
-)
 
 MAX_EMAIL_FIELD = 320
 
 
-def render_public_page(session: Session, game: Game) -> str:
-    """The public page of a dealt game at ``?ply=`` (the games area shows undealt ones)."""
-    summary = load_summary(session, game)
-    context = public_page_context(session, game, request.args.get("ply"))
+@bp.get("/games/<public_id>")
+def public_page(public_id: str) -> str:
+    """A game's public page: before the deal its settings and players; after it the board at
+    ``?ply=``, the move list and the replay."""
+    with session_scope() as session:
+        game = store.get_game_by_public_id(session, public_id)
+        summary = load_summary(session, game)
+        if game.deal is None:
+            return render_template("games/public.html", game=summary)
+        context = public_page_context(session, game, request.args.get("ply"))
     return render_template("history/public.html", game=summary, **context)
 
 

@@ -52,10 +52,10 @@ from flask import current_app
 from sqlmodel import Session
 
 from service.db import session_scope
-from service.mail.addresses import mark_bouncing
-from service.mail.mime import stored_message
-from service.mail.models import OutboxMessage, OutboxStatus
 from service.models import utcnow
+from service.outbox.addresses import mark_bouncing
+from service.outbox.mime import stored_message
+from service.outbox.models import OutboxMessage, OutboxStatus
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer

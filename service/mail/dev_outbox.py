@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 from sqlmodel import col, select
 
 from service.db import session_scope
-from service.mail.models import OutboxMessage
+from service.outbox.models import OutboxMessage
 from service.refusal import Refusal
 from service.tokens import MAX_ID
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from flask import Blueprint, render_template, request
 from sqlmodel import Session
 
-from service import store
 from service.db import session_scope
-from service.mail import addresses
-from service.mail.models import AddressStatus
-from service.mail.signed import MailPurpose, MailToken, read_token
+from service.games import store
 from service.models import Player
+from service.outbox import addresses
+from service.outbox.models import AddressStatus
+from service.outbox.signed import MailPurpose, MailToken, read_token
 from service.refusal import Refusal
 
 bp = Blueprint("mail", __name__, url_prefix="/mail")

@@ -12,7 +12,7 @@ from sqlmodel import SQLModel
 
 from service import models
 from service.db import make_engine
-from service.mail import models as mail_models  # noqa: F401  (the mail tables)
+from service.outbox import models as mail_models  # noqa: F401  (the mail tables)
 
 config = context.config
 if config.config_file_name is not None and not config.attributes.get("database_url"):

@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 import engine
 from engine import Action, Move
-from service import store
+from service.games import store
 from service.models import Game, MoveEntry, Player, Seat
-from service.play.words import instruction, narration, with_cards
+from service.present.words import instruction, narration, with_cards
 
 RECENT_ENTRIES = 12
 """How many log entries the private page lists under "Latest moves"."""

@@ -12,15 +12,13 @@ from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
 from service.errors import wants_json
-from service.games.lifecycle import seat_for_token
-from service.games.summaries import load_summary
-from service.mail.addresses import bouncing_addresses
-from service.models import Game, GameStatus, Player, Seat
-from service.play import bp
-from service.play.moves import (
+from service.games import store
+from service.games.preferences import turn_preferences
+from service.games.seats import seat_for_token
+from service.games.state import (
     AlreadyPlayedError,
     StaleMoveError,
     UnreadableMoveError,
@@ -29,10 +27,14 @@ from service.play.moves import (
     load_state,
     state_at,
 )
+from service.models import Game, GameStatus, Player, Seat
+from service.outbox.addresses import bouncing_addresses
+from service.outbox.sent import invitation_waits_for_confirmation
+from service.play import bp
 from service.play.pages import draws_after, private_page_context
-from service.play.words import instruction
+from service.present.summaries import load_summary
+from service.present.words import instruction
 from service.refusal import Refusal
-from service.turns.preferences import turn_preferences
 
 MAX_FIELD_LENGTH = 100
 """No move in the notation is longer; anything longer is not a person pressing a button."""
@@ -54,7 +56,7 @@ class MoveFormError(Refusal):
 
 def _private_url(game_id: int, seat: Seat) -> str:
     token = tokens.make_private_token(game_id, seat.seat, seat.token_generation)
-    return url_for("games.private_page", token=token)
+    return url_for("play.private_page", token=token)
 
 
 def refusal_page(error: Refusal, private_url: str | None) -> Page:
@@ -80,9 +82,32 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
 # --- the private page -------------------------------------------------------------------------
 
 
+@bp.get("/p/<token>")
+def private_page(token: str) -> str:
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token)
+        if game.deal is not None:
+            return render_private_page(session, game, seat, token)
+        summary = load_summary(session, game)
+        assert game.id is not None
+        # A held invitation: seat A's link comes only by email to A, so its page may send it.
+        waits = seat.seat == "A" and invitation_waits_for_confirmation(session, game.id)
+        bouncing = bouncing_addresses(session, game.id)
+    return render_template(
+        "games/private.html",
+        game=summary,
+        seat=seat.seat,
+        token=token,
+        invited=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+        waits_for_confirmation=waits,
+        bouncing=bouncing,
+    )
+
+
 def render_private_page(session: Session, game: Game, seat: Seat, token: str) -> str:
-    """The private page of a dealt game (the games area shows invitations itself), with the
-    seats whose email bounces and the player's turn preferences."""
+    """The private page of a dealt game, with the seats whose email bounces and the player's
+    turn preferences."""
     assert game.id is not None
     summary = load_summary(session, game)
     state = load_state(session, game)
@@ -134,7 +159,7 @@ def _form_moves() -> tuple[int, list[str]]:
 @bp.post("/p/<token>/move")
 def play(token: str) -> Response | Page:
     seat_token = tokens.read_private_token(token)
-    private_url = url_for("games.private_page", token=token)
+    private_url = url_for("play.private_page", token=token)
     try:
         ply, moves = _form_moves()
         with session_scope() as session:

@@ -13,13 +13,13 @@ from flask import current_app
 from sqlmodel import Session, col, select
 
 import engine
-from service import store
+from service import clock
 from service.db import session_scope
+from service.games import store
+from service.games.preferences import turn_preferences
 from service.links import private_page_url
-from service.mail.game_emails import queue_digest
 from service.models import Game, GameStatus, Player, Seat
-from service.turns import clock
-from service.turns.preferences import turn_preferences
+from service.present.game_emails import queue_digest
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
@@ -82,12 +82,7 @@ def send_digests(now: datetime | None = None) -> list[int]:
             )
         ).all()
         ids = sorted(
-            {
-                p.id
-                for p, seat in playing
-                if p.id is not None
-                and turn_preferences(p, seat).digest
-            }
+            {p.id for p, seat in playing if p.id is not None and turn_preferences(p, seat).digest}
         )
     sent = []
     for player_id in ids:

@@ -9,8 +9,8 @@ from werkzeug.wrappers import Response
 
 from service import tokens
 from service.db import session_scope
-from service.games.lifecycle import seat_for_token
-from service.turns.preferences import parse_preferences_form, set_seat_preferences
+from service.games.preferences import parse_preferences_form, set_seat_preferences
+from service.games.seats import seat_for_token
 
 bp = Blueprint("turns", __name__)
 
@@ -22,4 +22,4 @@ def preferences(token: str) -> Response:
     with session_scope() as session:
         _, seat = seat_for_token(session, seat_token)
         set_seat_preferences(session, seat, chosen)
-    return redirect(url_for("games.private_page", token=token) + "#preferences", code=303)
+    return redirect(url_for("play.private_page", token=token) + "#preferences", code=303)

@@ -13,13 +13,14 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from sqlmodel import col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
-from service import store
+from service import clock
 from service.db import session_scope
-from service.mail import game_emails
+from service.games import store
+from service.games.state import apply_moves, load_state
 from service.models import Game, GameStatus
-from service.play.moves import apply_moves, load_state
-from service.turns import clock
+from service.present import game_emails
 from service.turns.deadlines import (
     Due,
     after_vacation_day,
@@ -58,17 +59,24 @@ def scan_deadlines(now: datetime | None = None) -> ScanReport:
     report = ScanReport()
     batch = int(current_app.config["TURN_SCAN_BATCH"])
     with session_scope() as session:
-        due_ids = session.exec(
-            select(Game.id)
-            .where(Game.status == GameStatus.ACTIVE, col(Game.next_check_at) <= now)
-            .order_by(col(Game.next_check_at))
-            .limit(batch)
-        ).all()
+        due_ids = session.exec(due_games_query(now, batch)).all()
     for game_id in due_ids:
         assert game_id is not None
         check_game(game_id, now, report)
     report.turns_started = [game_id for game_id, _ in sweep_unstarted_turns(now)]
     return report
+
+
+def due_games_query(now: datetime, limit: int) -> SelectOfScalar[int | None]:
+    """The ids of the active games whose next check has come at ``now``, soonest first, at most
+    ``limit``. Filtered in SQL on ``ix_games_next_check_at``: it reads the due games only (a
+    game that is not active has no next check)."""
+    return (
+        select(col(Game.id))
+        .where(Game.status == GameStatus.ACTIVE, col(Game.next_check_at) <= now)
+        .order_by(col(Game.next_check_at))
+        .limit(limit)
+    )
 
 
 def check_game(game_id: int, now: datetime, report: ScanReport) -> None:

@@ -20,15 +20,15 @@ from flask import Flask, current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import engine
-from service import store
+from service import clock
 from service.after_commit import publish_after_commit
 from service.db import session_scope
-from service.mail.game_emails import MadeClaim, queue_game_over, queue_your_turn
+from service.games import store
+from service.games.preferences import turn_preferences
+from service.games.state import add_move_listener, apply_moves, load_state
 from service.models import Game, GameStatus
-from service.play.moves import add_move_listener, apply_moves, load_state
-from service.turns import clock
+from service.present.game_emails import MadeClaim, queue_game_over, queue_your_turn
 from service.turns.deadlines import Due, TurnClock, next_check
-from service.turns.preferences import turn_preferences
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,9 @@ import re
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
+from service.games import store
 from tests.browser.conftest import PHONE, LiveServer, Shots
 
 SEED = "browser-scout-4"

@@ -168,8 +168,9 @@ VALID_FORM = {
 def sign_in_as(app: Flask, client: FlaskClient, email: str, name: str = "Alice") -> None:
     """Sign ``client`` in as the player with ``email`` (made if new) the way a person does:
     the button of their emailed "my games" link."""
-    from service import store, tokens
+    from service import tokens
     from service.db import session_scope
+    from service.games import store
 
     with app.app_context(), session_scope() as session:
         player = store.find_or_add_player(session, email, name)
@@ -190,8 +191,8 @@ def new_game(app: Flask) -> SimpleNamespace:
     """A game just created (B invited), with each seat's private-page token."""
     from service import tokens
     from service.db import session_scope
-    from service.games.forms import parse_new_game
-    from service.games.lifecycle import create_game
+    from service.lobby.forms import parse_new_game
+    from service.lobby.lifecycle import create_game
 
     with app.app_context(), session_scope() as session:
         game, seats = create_game(session, parse_new_game(VALID_FORM))

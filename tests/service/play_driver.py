@@ -14,8 +14,9 @@ from unittest import mock
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
+from service.games import store
 from tests.service.conftest import sign_in_as
 
 
@@ -150,7 +151,7 @@ def create_and_accept(
     # Alice starts the game from her own signed-in browser: the invitation goes at once.
     sign_in_as(app, client, "alice@example.org")
     with (
-        mock.patch("service.games.lifecycle.secrets.token_hex", lambda _n: seed)
+        mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: seed)
         if seed
         else (nullcontext())
     ):

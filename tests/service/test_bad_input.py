@@ -18,10 +18,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import SQLModel
 
-from service import store, tokens
+from service import tokens
 from service.db import get_engine, session_scope
-from service.mail.signed import MailPurpose, make_token
-from service.play.moves import load_state
+from service.games import store
+from service.games.state import load_state
+from service.outbox.signed import MailPurpose, make_token
 from tests.service.conftest import VALID_FORM, make_test_app
 from tests.service.play_driver import create_and_accept
 

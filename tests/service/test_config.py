@@ -175,4 +175,3 @@ def test_development_on_loopback_starts(clean_env: pytest.MonkeyPatch, base_url:
     assert "outbox.outbox_list" in app.view_functions
     assert app.config["SESSION_COOKIE_SECURE"] is False
     get_engine(app).dispose()
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import ClaimTiming
-from service.games.forms import FormError, NewGame, parse_new_game
+from service.lobby.forms import FormError, NewGame, parse_new_game
 from service.models import Visibility
 from tests.service.conftest import VALID_FORM
 

@@ -13,8 +13,9 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import get_engine, session_scope
+from service.games import store
 from service.history.my_games import request_my_games_link
 from service.models import Player
 from tests.service.conftest import make_test_app

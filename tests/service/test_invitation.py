@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service import store
 from service.db import session_scope
+from service.games import store
 from service.games.records import game_record
 from service.models import Game, Snapshot, utcnow
 

@@ -26,10 +26,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
-from service import store
 from service.db import session_scope
-from service.play.links import move_link_url
-from service.play.moves import load_state
+from service.games import store
+from service.games.state import load_state
+from service.present.move_links import move_link_url
 from service.templating import card_face
 from tests.service.play_driver import create_and_accept, move_submissions, pick, seat_to_move
 

@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from service.db import get_engine, session_scope
-from service.mail import MailKind
 from service.models import Game
+from service.outbox import MailKind
 from tests.service.conftest import VALID_FORM, make_test_app, sign_in_as
 from tests.worker.outbox_rows import link_to, path_of, rows
 

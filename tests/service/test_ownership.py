@@ -14,11 +14,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
-from service.mail import MailKind
-from service.mail.addresses import confirm
+from service.games import store
 from service.models import Game, Player, Seat
+from service.outbox import MailKind
+from service.outbox.addresses import confirm
 from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.worker.outbox_rows import link_to, path_of, rows
 

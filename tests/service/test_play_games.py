@@ -14,8 +14,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
-from service import store
 from service.db import session_scope
+from service.games import store
 from service.games.records import game_record
 from service.models import GameStatus
 from tests.service.play_driver import create_and_accept, move_submissions, pick, seat_to_move

@@ -15,11 +15,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
-from service.models import Game, GameStatus, utcnow
-from service.play.links import move_link_url, move_links
-from service.play.moves import (
+from service.games import store
+from service.games.state import (
     AlreadyPlayedError,
     IllegalMoveRefusal,
     StaleMoveError,
@@ -29,6 +28,8 @@ from service.play.moves import (
     apply_moves,
     load_state,
 )
+from service.models import Game, GameStatus, utcnow
+from service.present.move_links import move_link_url, move_links
 from tests.service.play_driver import create_and_accept, move_submissions, seat_to_move
 
 

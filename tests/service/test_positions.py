@@ -14,19 +14,21 @@ from sqlalchemy import text
 from sqlmodel import col, select
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import alembic_config, get_engine, session_scope, upgrade_schema
-from service.games.forms import parse_new_game
-from service.games.lifecycle import accept_invitation, create_game
+from service.games import store
+from service.games.state import apply_moves, load_state, replay_log, state_at
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, Snapshot
-from service.play.moves import apply_moves, load_state, replay_log, state_at
 from tests.service.conftest import VALID_FORM, make_test_app
 
 
 def _dealt_game(app: Flask, seed: int = 0) -> int:
     """A game accepted and dealt from a fixed seed (the same deal every run)."""
-    with app.app_context(), mock.patch(
-        "service.games.lifecycle.secrets.token_hex", lambda _n: f"{seed:064x}"
+    with (
+        app.app_context(),
+        mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: f"{seed:064x}"),
     ):
         with session_scope() as session:
             game, _ = create_game(session, parse_new_game(VALID_FORM))

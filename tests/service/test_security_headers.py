@@ -12,8 +12,8 @@ from sqlmodel import select
 
 from service import tokens
 from service.db import get_engine, session_scope
-from service.mail.signed import MailPurpose, make_token
 from service.models import Game, Player, Seat
+from service.outbox.signed import MailPurpose, make_token
 from tests.service.conftest import make_test_app
 
 GOOD_KEY = "p" * 48

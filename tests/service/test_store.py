@@ -10,8 +10,8 @@ import pytest
 from flask import Flask
 from sqlalchemy.exc import IntegrityError
 
-from service import store
 from service.db import session_scope
+from service.games import store
 from service.models import GameStatus
 
 

@@ -11,8 +11,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from itsdangerous import URLSafeTimedSerializer
 
-from service import store, tokens
+from service import tokens
 from service.db import get_engine, session_scope
+from service.games import store
 from tests.service.conftest import TEST_SECRET_KEY, make_test_app
 
 

@@ -12,11 +12,12 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
-from service.mail import MailKind
-from service.mail.addresses import mark_bouncing
+from service.games import store
 from service.models import Game, MoveEntry, Player
+from service.outbox import MailKind
+from service.outbox.addresses import mark_bouncing
 from service.turns.start import Started, start_turn
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows

@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
-from service.mail import MailKind
-from service.play.moves import apply_moves
+from service.games.state import apply_moves
+from service.outbox import MailKind
 from service.turns.digest import send_digests
 from service.turns.scan import scan_deadlines
 from service.turns.start import start_turn

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from service.db import session_scope
-from service.mail.models import OutboxMessage
+from service.outbox.models import OutboxMessage
 from tests.service.conftest import TEST_BASE_URL
 
 URL = re.compile(r"https?://[^\s<>\"']+")

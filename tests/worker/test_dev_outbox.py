@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.db import get_engine
-from service.mail import MailKind
+from service.outbox import MailKind
 from tests.service.conftest import VALID_FORM, make_test_app
 from tests.worker.outbox_rows import get_ok, only_row, path_of
 

@@ -11,14 +11,15 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service import store
 from service.db import session_scope
+from service.games import store
 from service.games.records import game_record
-from service.mail import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
-from service.mail.addresses import mark_bouncing
-from service.mail.emails import queue_my_games_email, send_my_games_link
-from service.mail.models import AddressStatus, OutboxMessage
+from service.history.my_games import send_my_games_link
 from service.models import Game, Player
+from service.outbox import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
+from service.outbox.addresses import mark_bouncing
+from service.outbox.models import AddressStatus, OutboxMessage
+from service.present.emails import queue_my_games_email
 from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows
 from tests.worker.turn_games import bring_every_turn_email

@@ -14,10 +14,10 @@ from flask import Flask
 from sqlmodel import select
 
 from service.db import session_scope
-from service.mail import MailKind, queue_email
-from service.mail.models import OutboxMessage
-from service.mail.outbox import PENDING_KEY, SWEEP_TASK
 from service.models import Player, utcnow
+from service.outbox import MailKind, queue_email
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import PENDING_KEY, SWEEP_TASK
 from tests.service.conftest import make_test_app
 from tests.worker.conftest import (
     FAST_MAIL_SETTINGS,

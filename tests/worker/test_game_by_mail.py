@@ -18,11 +18,11 @@ from flask import Flask
 from sqlmodel import select
 
 import engine
-from service import store
 from service.db import session_scope
-from service.mail import MailKind
-from service.mail.models import OutboxMessage
+from service.games import store
 from service.models import Game
+from service.outbox import MailKind
+from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.worker.conftest import SMTPServer, WorkerProcess, wait_for
 from tests.worker.outbox_rows import link_to, path_of
@@ -67,7 +67,7 @@ def test_a_whole_game_played_by_email(
     client = web.test_client()
     inbox = Inbox(smtp)
     started = time.monotonic()
-    with mock.patch("service.games.lifecycle.secrets.token_hex", lambda _n: SEED):
+    with mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: SEED):
         assert client.post("/games/new", data=VALID_FORM).status_code == 303
 
     confirmation = inbox.next()

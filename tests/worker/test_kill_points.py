@@ -30,10 +30,11 @@ from sqlmodel import SQLModel
 
 from service.config import mail_config_from_env
 from service.db import get_engine, session_scope
-from service.mail import MailKind, delivery, queue_email
-from service.mail.models import OutboxMessage
-from service.mail.outbox import DELIVER_TASK, PENDING_KEY, SWEEP_TASK
+from service.mail import delivery
 from service.models import Player, utcnow
+from service.outbox import MailKind, queue_email
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import DELIVER_TASK, PENDING_KEY, SWEEP_TASK
 from tests.service.conftest import make_test_app
 from tests.worker.conftest import (
     SMTPServer,

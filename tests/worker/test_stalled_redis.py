@@ -31,13 +31,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
-from service import store, tokens
+from service import tokens
 from service.db import get_engine, session_scope
-from service.games.forms import parse_new_game
-from service.games.lifecycle import accept_invitation, create_game
-from service.mail import MailKind, queue_email
+from service.games import store
+from service.games.state import load_state
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, Player, utcnow
-from service.play.moves import load_state
+from service.outbox import MailKind, queue_email
 from service.turns.start import sweep_unstarted_turns
 from tests.service.conftest import VALID_FORM, make_test_app
 from tests.service.play_driver import move_submissions

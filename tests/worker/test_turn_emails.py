@@ -13,8 +13,8 @@ import pytest
 from flask import Flask
 
 from service import tokens
-from service.mail import MailKind
-from service.mail.models import OutboxMessage
+from service.outbox import MailKind
+from service.outbox.models import OutboxMessage
 from service.turns.digest import send_digests
 from service.turns.scan import scan_deadlines
 from tests.worker.conftest import SMTPServer, WorkerProcess, wait_for

@@ -15,11 +15,11 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service import store
 from service.db import session_scope
+from service.games import store
+from service.games.preferences import TurnPreferences, set_player_defaults
+from service.games.state import apply_moves, load_state
 from service.models import Game, Player
-from service.play.moves import apply_moves, load_state
-from service.turns.preferences import TurnPreferences, set_player_defaults
 from tests.service.play_driver import forms_of
 from tests.worker.outbox_rows import link_to, path_of, rows
 
@@ -54,7 +54,7 @@ def create_confirm_accept(
     creator's email brings, and accept as B by the links of the emails (eager mode: the outbox
     rows). Returns the game id."""
     with (
-        mock.patch("service.games.lifecycle.secrets.token_hex", lambda _n: seed)
+        mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: seed)
         if seed
         else (_nothing())
     ):
@@ -126,7 +126,7 @@ def play_until_claimable(app: Flask, game_id: int, limit: int = 200) -> engine.G
 
 
 def at(app: Flask, moment: datetime) -> None:
-    """Move the service's clock (``service.turns.clock``) to ``moment``."""
+    """Move the service's clock (``service.clock``) to ``moment``."""
     app.config["CLOCK_NOW"] = moment
 
 

@@ -20,9 +20,7 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("games", schema=None) as batch_op:
         batch_op.add_column(sa.Column("creation_key", sa.String(length=64), nullable=True))
-        batch_op.create_unique_constraint(
-            batch_op.f("uq_games_creation_key"), ["creation_key"]
-        )
+        batch_op.create_unique_constraint(batch_op.f("uq_games_creation_key"), ["creation_key"])
     with op.batch_alter_table("seats", schema=None) as batch_op:
         batch_op.add_column(sa.Column("preferences", sa.JSON(), nullable=True))
 

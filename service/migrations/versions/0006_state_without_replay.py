@@ -20,7 +20,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 SNAPSHOT_BLOCK = 30
-"""``service.store.SNAPSHOT_BLOCK`` when this was written (a migration keeps its own copy)."""
+"""``service.games.store.SNAPSHOT_BLOCK`` when this was written (a migration keeps its own copy)."""
 
 
 def upgrade() -> None:

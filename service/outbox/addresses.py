@@ -9,9 +9,9 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from service import store
-from service.mail.models import AddressStatus, GameMute
+from service.games import store
 from service.models import utcnow
+from service.outbox.models import AddressStatus, GameMute
 
 
 def address_status(session: Session, player_id: int) -> AddressStatus:

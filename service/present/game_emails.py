@@ -17,15 +17,15 @@ from sqlmodel import Session
 
 import engine
 from engine import Action
-from service import store
+from service.games import store
 from service.links import external_url, private_page_url
-from service.mail.emails import game_facts
-from service.mail.kinds import MailKind
-from service.mail.models import OutboxMessage
-from service.mail.outbox import queue_email
 from service.models import Game, MoveEntry, Player, Seat
-from service.play.links import move_links
-from service.play.words import Piece, instruction, narration, with_cards
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import queue_email
+from service.present.emails import game_facts
+from service.present.move_links import move_links
+from service.present.words import Piece, instruction, narration, with_cards
 from service.templating import card_face
 
 PAGE_ONLY_TACTICS = (Action.SCOUT, Action.REDEPLOY, Action.DESERTER, Action.TRAITOR)
@@ -39,7 +39,7 @@ def card_text(code: str) -> str:
 
 
 def pieces_text(pieces: Sequence[Piece]) -> str:
-    """Described moves (``service.play.words``) as one line of plain text."""
+    """Described moves (``service.present.words``) as one line of plain text."""
     words = [card_text(p.value) if p.kind == "card" else p.value.strip() for p in pieces]
     return " ".join(word for word in words if word)
 
@@ -315,7 +315,7 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
     for letter, (seat_row, player) in sorted(seats.items()):
         _, opponent = seats[other_seat(letter)]
         play_again = external_url(
-            "games.new_game",
+            "lobby.new_game",
             a_name=player.display_name,
             a_email=player.email,
             b_name=opponent.display_name,
@@ -337,7 +337,7 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             "points": {s: points[s] for s in sorted(names)},
             "moves": state.ply,
             "seed": game.seed,
-            "history_url": external_url("games.public_page", public_id=game.public_id),
+            "history_url": external_url("history.public_page", public_id=game.public_id),
             "record_url": external_url("history.record", public_id=game.public_id),
             "play_again_url": play_again,
             "private_url": private_page_url(seat_row),

@@ -2,7 +2,7 @@
 
 To add a kind: a member here with its ``KindRules``, a pair of templates
 ``templates/email/<value>.txt`` and ``.html`` (extending ``email/_layout.*``), and a function that
-builds its context and calls ``service.mail.outbox.queue_email``.
+builds its context and calls ``service.outbox.queue.queue_email``.
 """
 
 from __future__ import annotations

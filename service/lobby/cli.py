@@ -7,13 +7,13 @@ from flask.cli import AppGroup
 from sqlmodel import Session
 
 from engine import RULESETS, ClaimTiming
-from service import store
 from service.db import session_scope
-from service.games.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
-from service.games.lifecycle import create_game
+from service.games import store
 from service.links import external_url, private_page_url
+from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
+from service.lobby.lifecycle import create_game
 from service.models import Game, Seat, Visibility
-from service.turns.settings import DEFAULT_VACATION_DAYS
+from service.turn_settings import DEFAULT_VACATION_DAYS
 
 games_cli = AppGroup("games", help="Create games and print or revoke their links.")
 
@@ -30,7 +30,7 @@ def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
     click.echo(f"seed commitment: {game.seed_commitment}")
     for letter in ("A", "B"):
         click.echo(f"private link {letter}: {private_page_url(seats[letter])}")
-    click.echo(f"public page: {external_url('games.public_page', public_id=game.public_id)}")
+    click.echo(f"public page: {external_url('history.public_page', public_id=game.public_id)}")
 
 
 @games_cli.command("create")

@@ -8,7 +8,7 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service import store
+from service.games import store
 from service.games.records import game_record
 from service.models import Game, GameStatus, Player, Seat
 

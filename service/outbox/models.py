@@ -65,7 +65,7 @@ class OutboxMessage(SQLModel, table=True):
     player_id: int | None = Field(default=None, foreign_key="players.id")
     game_id: int | None = Field(default=None, foreign_key="games.id")
     kind: str = Field(max_length=32)
-    """A ``service.mail.kinds.MailKind`` value."""
+    """A ``service.outbox.kinds.MailKind`` value."""
     subject: str = Field(max_length=200)
     text_body: str = Field(sa_type=sa.Text)
     html_body: str = Field(sa_type=sa.Text)
@@ -76,7 +76,7 @@ class OutboxMessage(SQLModel, table=True):
     Auto-Submitted), each checked for line breaks when queued."""
     mime: str = Field(sa_type=sa.Text)
     """The whole message as it goes over the wire (ASCII), built when queued: every attempt
-    sends exactly these bytes (``service.mail.mime``)."""
+    sends exactly these bytes (``service.outbox.mime``)."""
     status: str = Field(default=OutboxStatus.QUEUED, max_length=16)
     attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Claims so far (each claim is one attempt, also one cut short by a dead worker)."""

@@ -2,7 +2,8 @@
 
 With no Redis no beat runs: this sends every email still unsent, starts turns whose start was
 lost, runs the deadline scan once (reminders, vacation days, timeouts) and the daily digest.
-Run it from cron every few minutes in an embedded deployment.
+Run it from cron every few minutes in an embedded deployment. It sits above the areas (mail and
+turns), like the app factory that registers it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from flask.cli import AppGroup
 
 from service.mail import delivery
 from service.models import utcnow
+from service.turns.digest import send_digests
+from service.turns.scan import scan_deadlines
 
 mail_cli = AppGroup("mail", help="The outbox and the scheduled mail (embedded mode).")
 
@@ -21,9 +24,6 @@ mail_cli = AppGroup("mail", help="The outbox and the scheduled mail (embedded mo
 @mail_cli.command("sweep")
 def sweep_command() -> None:
     """Send what is unsent and do what is due now (deadlines, lost turn starts, digests)."""
-    from service.turns.digest import send_digests
-    from service.turns.scan import scan_deadlines
-
     report = scan_deadlines()
     digests = send_digests()
     # Every queued row, whatever its next attempt time: someone asked for it now.

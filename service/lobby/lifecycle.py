@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 import engine
-from service import store, tokens
-from service.games.forms import NewGame
-from service.games.records import deal_fields
-from service.mail import addresses as mail_addresses
-from service.mail import emails as mail_emails
-from service.mail import invitations as mail_invitations
+from service import clock, tokens
+from service.games import store
+from service.games.seats import seat_for_token
+from service.games.state import deal_game
+from service.lobby import invitations as mail_invitations
+from service.lobby.forms import NewGame
 from service.models import Game, GameStatus, Player, Seat
+from service.outbox import addresses as mail_addresses
+from service.present import emails as mail_emails
 from service.refusal import Refusal
 
 
@@ -56,7 +57,7 @@ def create_game(
 
     ``creator_present``: the creator's own signed-in browser (or an operator) asks, so the
     invitation goes now; otherwise the creator's address gets the link that sends it
-    (``service.mail.invitations.after_game_created``). The same request again, while the first
+    (``service.lobby.invitations.after_game_created``). The same request again, while the first
     game's invitation is unanswered, returns that game and sends nothing new (unless the
     creator is now present and it was not sent yet). Raises the refusals of the invitation
     checks (InvitationsRefusedError, TooManyInvitationsError); nothing is stored then.
@@ -135,20 +136,6 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     return game
 
 
-def seat_for_token(
-    session: Session, token: tokens.SeatToken, *, lock: bool = False
-) -> tuple[Game, Seat]:
-    """The game and seat a private-page token names, checking it was not revoked.
-
-    ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError or
-    RevokedTokenError.
-    """
-    game = (store.lock_game if lock else store.get_game)(session, token.game_id)
-    seat = store.seats_of(session, token.game_id)[token.seat][0]
-    tokens.check_generation(token.generation, seat.token_generation)
-    return game, seat
-
-
 def _check_invitation(game: Game, seat: Seat, verb: str) -> None:
     if seat.seat != "B":
         raise InvitationError(f"Only the invited player can {verb} this invitation.", 403)
@@ -164,16 +151,11 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     game, seat = seat_for_token(session, token, lock=True)
     _check_invitation(game, seat, "accept")
     # Imported here: service.turns reaches this module through service.play.
-    from service.turns import clock
-    from service.turns.start import begin_turn
 
     seat.accepted = True
     session.add(seat)
     game.creation_key = None  # answered: the same two may start the same game again
-    deal_and_start(session, game, clock.now())
-    mail_emails.queue_game_started(session, game)
-    # The first turn starts like every other: its "your turn" email, after the commit.
-    begin_turn(session, game, 1)
+    mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
     return game
 
 
@@ -185,20 +167,3 @@ def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     game.creation_key = None
     session.add(game)
     return game
-
-
-def deal_and_start(session: Session, game: Game, now: datetime) -> None:
-    """The deal step: the engine cuts and deals from the game's seed (R2, R3) and sets up the
-    first position; the deal, the ply-0 snapshot and the first deadline are stored."""
-    assert game.id is not None
-    ruleset = engine.get_ruleset(game.ruleset)
-    claims = engine.ClaimTiming(game.claims)
-    deal = engine.deal_from_seed(ruleset, game.seed)
-    state = engine.start(ruleset, claims, deal)
-    game.deal = deal_fields(engine.GameRecord(ruleset=ruleset, claims=claims, deal=deal))
-    game.status = GameStatus.ACTIVE
-    game.ply = state.ply
-    game.to_move = state.to_move
-    game.deadline = now + timedelta(days=game.days_per_move)
-    session.add(game)
-    store.save_snapshot(session, game.id, state.ply, engine.state_to_json(state))

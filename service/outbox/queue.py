@@ -24,11 +24,11 @@ from sqlmodel import Session, col, func, select
 
 import engine
 from service.after_commit import publish_after_commit
-from service.mail.kinds import MailKind
-from service.mail.mime import build_mime, check_header_value
-from service.mail.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
-from service.mail.signed import MailPurpose, mail_link
 from service.models import Game, Player, Seat, utcnow
+from service.outbox.kinds import MailKind
+from service.outbox.mime import build_mime, check_header_value
+from service.outbox.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
+from service.outbox.signed import MailPurpose, mail_link
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""Views of the games area. Each parses the request, works in one session scope, then renders.
+"""Views of the lobby: a new game, its invitation and the answer to it. Each parses the request,
+works in one session scope, then renders.
 
 GET and HEAD never change anything (mail scanners open every link); changes are POSTs from a
 button the person presses.
@@ -10,24 +11,24 @@ from flask import redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from engine import RULESETS, ClaimTiming
-from service import store, tokens
+from service import tokens
 from service.db import session_scope
-from service.games import bp
-from service.games.forms import DEFAULT_DAYS_PER_MOVE, MAX_NAME_LENGTH, FormError, parse_new_game
-from service.games.lifecycle import (
+from service.games.seats import seat_for_token
+from service.links import private_page_url
+from service.lobby import bp
+from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
+from service.lobby.invitations import check_recipient
+from service.lobby.lifecycle import (
     accept_invitation,
     create_game,
     decline_invitation,
-    seat_for_token,
     send_held_invitation,
 )
-from service.games.summaries import load_summary
-from service.links import private_page_url
-from service.mail.addresses import bouncing_addresses
-from service.mail.invitations import check_recipient, invitation_waits_for_confirmation
 from service.models import GameStatus, Visibility
+from service.player_fields import MAX_NAME_LENGTH
+from service.present.summaries import load_summary
 from service.signin import signed_in_as, signed_in_player
-from service.turns.settings import DEFAULT_VACATION_DAYS
+from service.turn_settings import DEFAULT_VACATION_DAYS
 
 FORM_DEFAULTS = {
     "ruleset": "battleline",
@@ -63,7 +64,7 @@ def _render_new_game(
 
 @bp.get("/")
 def index() -> Response:
-    return redirect(url_for("games.new_game"))
+    return redirect(url_for("lobby.new_game"))
 
 
 @bp.get("/games/new")
@@ -88,7 +89,7 @@ def create_game_view() -> Response | tuple[str, int]:
         # Only the address's owner gets seat A's link: their signed-in browser, or their inbox.
         url = private_page_url(seats["A"]) if creator is not None else None
     # See-other: reloading the page that follows must not create a second game.
-    return redirect(url or url_for("games.check_email"), code=303)
+    return redirect(url or url_for("lobby.check_email"), code=303)
 
 
 @bp.get("/games/new/sent")
@@ -96,32 +97,6 @@ def check_email() -> str:
     """After a game was asked for in the name of an address this browser is not signed in as:
     the link that sends the invitation went to that address, and nowhere else."""
     return render_template("games/check_email.html")
-
-
-@bp.get("/p/<token>")
-def private_page(token: str) -> str:
-    seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
-        if game.deal is not None:
-            # Dealt: the board, the hand and every legal move (the playing area draws it).
-            from service.play.routes import render_private_page
-
-            return render_private_page(session, game, seat, token)
-        summary = load_summary(session, game)
-        assert game.id is not None
-        # A held invitation: seat A's link comes only by email to A, so its page may send it.
-        waits = seat.seat == "A" and invitation_waits_for_confirmation(session, game.id)
-        bouncing = bouncing_addresses(session, game.id)
-    return render_template(
-        "games/private.html",
-        game=summary,
-        seat=seat.seat,
-        token=token,
-        invited=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
-        waits_for_confirmation=waits,
-        bouncing=bouncing,
-    )
 
 
 def _invitation_page(token: str, answer: str) -> str:
@@ -154,7 +129,7 @@ def send_invitation(token: str) -> Response:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
         send_held_invitation(session, seat_token)
-    return redirect(url_for("games.private_page", token=token), code=303)
+    return redirect(url_for("play.private_page", token=token), code=303)
 
 
 @bp.post("/p/<token>/accept")
@@ -162,7 +137,7 @@ def accept(token: str) -> Response:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
         accept_invitation(session, seat_token)
-    return redirect(url_for("games.private_page", token=token), code=303)
+    return redirect(url_for("play.private_page", token=token), code=303)
 
 
 @bp.post("/p/<token>/decline")
@@ -170,17 +145,4 @@ def decline(token: str) -> Response:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
         decline_invitation(session, seat_token)
-    return redirect(url_for("games.private_page", token=token), code=303)
-
-
-@bp.get("/games/<public_id>")
-def public_page(public_id: str) -> str:
-    with session_scope() as session:
-        game = store.get_game_by_public_id(session, public_id)
-        if game.deal is not None:
-            # Dealt: the board, the move list and the replay (the history area draws it).
-            from service.history.routes import render_public_page
-
-            return render_public_page(session, game)
-        summary = load_summary(session, game)
-    return render_template("games/public.html", game=summary)
+    return redirect(url_for("play.private_page", token=token), code=303)

@@ -1,24 +1,23 @@
 """The emails written so far, each a function that gathers what its templates show and queues it.
 
 Templates get plain values (names, links, public facts), never a ``Game`` row: it holds the seed.
-``service.games`` is imported inside the functions: it imports this package for its hooks.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
-from flask import current_app
 from sqlmodel import Session
 
 import engine
-from service import store, tokens
+from service import tokens
+from service.games import store
+from service.games.records import game_record
 from service.links import external_url, private_page_url
-from service.mail.kinds import MailKind
-from service.mail.models import OutboxMessage
-from service.mail.outbox import emails_queued_since, queue_email
-from service.models import Game, Player, utcnow
+from service.models import Game, Player
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import queue_email
 
 
 def game_facts(game: Game) -> dict[str, Any]:
@@ -30,7 +29,7 @@ def game_facts(game: Game) -> dict[str, Any]:
         "claims": game.claims,
         "days_per_move": game.days_per_move,
         "seed_commitment": game.seed_commitment,
-        "public_url": external_url("games.public_page", public_id=game.public_id),
+        "public_url": external_url("history.public_page", public_id=game.public_id),
     }
 
 
@@ -84,8 +83,6 @@ def queue_invitation(session: Session, game: Game) -> OutboxMessage | None:
 
 def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     """Tell both players the game is dealt: the cut (R2), who begins, the seed commitment (R3)."""
-    from service.games.records import game_record
-
     assert game.id is not None and game.deal is not None
     seats = store.seats_of(session, game.id)
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
@@ -124,25 +121,3 @@ def queue_my_games_email(session: Session, player: Player, games_url: str) -> Ou
         subject="Your Battle Line games",
         context={"games_url": games_url},
     )
-
-
-def send_my_games_link(session: Session, email: str) -> str | None:
-    """Email the "my games" link to the player with this address, if there is one and they have
-    not had ``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY`` of them in the last day (anyone can type any
-    address: this must not become a way to flood someone). Returns the link, or None.
-
-    Raises ``service.history.my_games.EmailFormError`` when ``email`` is not an address. The
-    caller answers the same whatever happened, so nobody learns whether the address plays here.
-    """
-    from service.history.my_games import request_my_games_link
-
-    link = request_my_games_link(session, email)
-    if link is None:
-        return None
-    player = store.find_player(session, email.strip().lower())
-    assert player is not None  # a link was made for this address
-    since = utcnow() - timedelta(days=1)
-    already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
-    if already < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):
-        queue_my_games_email(session, player, link)
-    return link

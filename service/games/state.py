@@ -17,11 +17,11 @@ from flask import Flask, current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import engine
-from service import store
-from service.games.records import game_record
+from service import clock
+from service.games import store
+from service.games.records import deal_fields, game_record
 from service.models import Game, GameStatus, MoveEntry
 from service.refusal import Refusal
-from service.turns import clock
 
 MAX_MOVES_PER_CALL = 8
 """A turn is at most a handful of entries (claims, a play, Scout draws, a return, a draw)."""
@@ -239,10 +239,36 @@ def apply_moves(
     _update_game(game, state, events, now or clock.now())
     session.add(game)
     session.flush()
+    _tell_listeners(session, game, state, events)
+    return state, events
+
+
+def deal_game(session: Session, game: Game, now: datetime) -> Game:
+    """The deal step: the engine cuts and deals from the game's seed (R2, R3) and sets up the
+    first position; the deal, the ply-0 snapshot and the first deadline are stored, and the
+    listeners hear that the first turn began, as after any move. Call with the game locked."""
+    assert game.id is not None
+    ruleset = engine.get_ruleset(game.ruleset)
+    claims = engine.ClaimTiming(game.claims)
+    deal = engine.deal_from_seed(ruleset, game.seed)
+    state = engine.start(ruleset, claims, deal)
+    game.deal = deal_fields(engine.GameRecord(ruleset=ruleset, claims=claims, deal=deal))
+    game.status = GameStatus.ACTIVE
+    store.save_snapshot(session, game.id, state.ply, engine.state_to_json(state))
+    first_turn: list[engine.Event] = [engine.TurnStarted(seat=state.to_move, turn=state.turn)]
+    _update_game(game, state, first_turn, now)
+    session.add(game)
+    session.flush()
+    _tell_listeners(session, game, state, first_turn)
+    return game
+
+
+def _tell_listeners(
+    session: Session, game: Game, state: engine.GameState, events: list[engine.Event]
+) -> None:
     if has_app_context():
         for listener in current_app.extensions.get(LISTENERS_KEY, ()):
             listener(session, game, state, events)
-    return state, events
 
 
 def _update_game(

@@ -17,14 +17,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 from flask import current_app
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from service import store
-from service.mail import emails
-from service.mail.kinds import MailKind
-from service.mail.models import AddressStatus, OutboxMessage
-from service.mail.outbox import emails_queued_since
+from service.games import store
 from service.models import Game, GameStatus, Player, utcnow
+from service.outbox.kinds import MailKind
+from service.outbox.models import AddressStatus
+from service.outbox.queue import emails_queued_since
+from service.outbox.sent import invitation_sent
+from service.present import emails
 from service.refusal import Refusal
 
 DAY = timedelta(days=1)
@@ -99,16 +100,6 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
         )
 
 
-def invitation_sent(session: Session, game_id: int) -> bool:
-    """True once an invitation of this game is in the outbox."""
-    row = session.exec(
-        select(OutboxMessage.id).where(
-            OutboxMessage.game_id == game_id, OutboxMessage.kind == MailKind.INVITATION
-        )
-    ).first()
-    return row is not None
-
-
 def after_game_created(
     session: Session, game: Game, creator: Player, invited: Player, *, creator_present: bool
 ) -> None:
@@ -134,14 +125,3 @@ def send_invitation(session: Session, game: Game, creator: Player, invited: Play
     check_invitation_limits(session, creator, invited)
     emails.queue_invitation(session, game)
     return True
-
-
-def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:
-    """True while a game's invitation is held back until its creator confirms their address
-    (for the creator's page: "check your email")."""
-    game = session.get(Game, game_id)
-    return (
-        game is not None
-        and game.status == GameStatus.INVITED
-        and not invitation_sent(session, game_id)
-    )
