@@ -15,6 +15,7 @@ its own database.
 from __future__ import annotations
 
 import argparse
+import collections
 import email
 import email.message
 import email.policy
@@ -55,11 +56,12 @@ BASE_URL = "https://bl.bench.test"
 
 
 class Counting:
-    """An SMTP handler that counts what it accepts and, when ``keep`` is set, keeps each
-    message with its arrival time (``time.perf_counter``)."""
+    """An SMTP handler that counts what it accepts (in all and by recipient) and, when ``keep``
+    is set, keeps each message with its arrival time (``time.perf_counter``)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.by_recipient: collections.Counter[str] = collections.Counter()
         self.lock = threading.Lock()
         self.keep = False
         self.kept: list[tuple[float, str, email.message.Message]] = []
@@ -68,6 +70,7 @@ class Counting:
         arrived = time.perf_counter()
         with self.lock:
             self.count += 1
+            self.by_recipient.update(envelope.rcpt_tos)
             if self.keep:
                 content = envelope.content
                 assert isinstance(content, bytes)
@@ -160,6 +163,20 @@ def _next(handler: Counting, index: int) -> tuple[int, float, str]:
                 return index + 1, arrived, str(body.get_content())
         time.sleep(0.001)
     raise TimeoutError("no further email arrived")
+
+
+def marked_sent(ids: list[int], wait_s: float) -> int:
+    """How many of the rows are marked sent, waiting up to ``wait_s`` for all of them."""
+    deadline = time.perf_counter() + wait_s
+    while True:
+        with session_scope() as session:
+            sent = sum(
+                1 for row_id in ids if (row := session.get(OutboxMessage, row_id))
+                and row.status == "sent"
+            )  # fmt: skip
+        if sent == len(ids) or time.perf_counter() > deadline:
+            return sent
+        time.sleep(0.05)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -258,16 +275,16 @@ def main() -> None:
             wait_until(handler, args.n, 60)
             baseline_s = time.perf_counter() - start
             handler.count = 0
+            handler.by_recipient.clear()
 
             time.sleep(1.5)  # the worker is up (it started while the rows were written)
             start = time.perf_counter()
             dispatch(ids)
             worker_s = wait_until(handler, args.n, 300)
-            with session_scope() as session:
-                sent = sum(
-                    1 for row_id in ids if (row := session.get(OutboxMessage, row_id))
-                    and row.status == "sent"
-                )  # fmt: skip
+            sent = marked_sent(ids, wait_s=10)  # "sent" is committed just after each 250
+            time.sleep(0.5)  # a repeat would come now, if any
+            with handler.lock:
+                counts = [handler.by_recipient[recipients[0]] for _, recipients, _ in wire]
             latencies = turn_latencies(app, handler, args.moves)
     finally:
         if worker is not None:
@@ -289,6 +306,10 @@ def main() -> None:
     print(f"{label:<44}{worker_s:>9.2f}{worker_rate:>10.0f}")
     print(f"ratio worker/baseline: {worker_rate / baseline_rate:.0%} (aim: 50% or more)")
     print(f"rows marked sent: {sent}/{args.n}; worker log: {log}")
+    once, repeats, missing = counts.count(1), sum(c - 1 for c in counts if c > 1), counts.count(0)
+    print(
+        f"exactly once: {once}/{args.n} emails arrived once ({repeats} repeats, {missing} missing)"
+    )
     print()
     print(f"Turn latency, move POST -> opponent's email at the SMTP server, {len(latencies)} moves")
     p50, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.99))

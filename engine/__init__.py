@@ -1,10 +1,23 @@
 """The Battle Line rules engine: pure, typed, deterministic. State in, state out.
 
 Start a game with `deal_from_seed` (or `deal` with a `random.Random`) and `start`; ask
-`legal_moves`; make a move with `apply`; show a seat only `view`, the public only `public_view`.
+`legal_moves`; make a move with `apply`; show a seat only its `player_view`, the public only the
+`spectator_view` (or the older dicts `view` and `public_view`), and a seat's claims with
+`claim_proof_views`.
+
+Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same code: every flag
+has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
+from engine.apply import apply, turn_endings
 from engine.cards import Card, CardKind, Tactic
+from engine.claims import (
+    automatic_claims,
+    claim_proofs,
+    flags_held,
+    provable_flags,
+    visible_cards,
+)
 from engine.deal import Deal, deal, deal_from_seed, seed_commitment, start
 from engine.errors import (
     EngineError,
@@ -16,9 +29,10 @@ from engine.errors import (
     UnknownRulesetError,
 )
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
-from engine.formations import Formation, FormationValue, evaluate
+from engine.formations import Formation, FormationValue, evaluate, formation_size
+from engine.legal import legal_moves
 from engine.moves import Action, Deck, Move, parse_move
-from engine.prover import ClaimProof, UnseenTroops, prove_claim
+from engine.prover import ClaimProof, ClaimStatus, UnseenTroops, prove_claim
 from engine.record import (
     GameRecord,
     ReplayError,
@@ -27,18 +41,23 @@ from engine.record import (
     state_from_json,
     state_to_json,
 )
-from engine.rules import (
-    apply,
-    automatic_claims,
-    claim_proofs,
-    legal_moves,
-    provable_flags,
-    visible_cards,
-)
 from engine.rulesets import RULESETS, ClaimTiming, Ruleset, get_ruleset
 from engine.series import series_points
 from engine.state import SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
-from engine.view import public_view, view
+from engine.view import (
+    ClaimProofView,
+    EnvironmentCard,
+    FlagView,
+    FrozenMap,
+    PendingDiscard,
+    PlayerView,
+    PublicView,
+    claim_proof_views,
+    player_view,
+    public_view,
+    spectator_view,
+    view,
+)
 
 RULES_VERSION = "1"
 """Bumped whenever a rule changes how a recorded game replays; games keep the version they began
@@ -52,15 +71,20 @@ __all__ = [
     "Card",
     "CardKind",
     "ClaimProof",
+    "ClaimProofView",
+    "ClaimStatus",
     "ClaimTiming",
     "Deal",
     "Deck",
     "EngineError",
+    "EnvironmentCard",
     "Event",
     "FlagClaimed",
     "FlagState",
+    "FlagView",
     "Formation",
     "FormationValue",
+    "FrozenMap",
     "GameEnded",
     "GameRecord",
     "GameState",
@@ -71,7 +95,10 @@ __all__ = [
     "InvalidSituationError",
     "Move",
     "Outcome",
+    "PendingDiscard",
     "Phase",
+    "PlayerView",
+    "PublicView",
     "ReplayError",
     "Ruleset",
     "Seat",
@@ -82,13 +109,17 @@ __all__ = [
     "UnseenTroops",
     "apply",
     "automatic_claims",
+    "claim_proof_views",
     "claim_proofs",
     "deal",
     "deal_from_seed",
     "evaluate",
+    "flags_held",
+    "formation_size",
     "get_ruleset",
     "legal_moves",
     "parse_move",
+    "player_view",
     "provable_flags",
     "prove_claim",
     "public_view",
@@ -96,9 +127,11 @@ __all__ = [
     "replay_states",
     "seed_commitment",
     "series_points",
+    "spectator_view",
     "start",
     "state_from_json",
     "state_to_json",
+    "turn_endings",
     "view",
     "visible_cards",
 ]

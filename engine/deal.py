@@ -1,4 +1,4 @@
-"""The deal: the simulated cut (R2), the shuffle and the seed commitment (R3).
+"""The deal: the simulated cut (R2, V6.1), the shuffle and the seed commitment (R3).
 
 Chance is a step of its own: a game is a deal plus a list of moves, so it replays without any
 random generator. The only randomness is a `random.Random` made from the game's seed, which the
@@ -20,23 +20,33 @@ from engine.state import EMPTY_FLAG, SEATS, GameState, Phase, Seat
 class Deal:
     """Who cut what, who plays first, and the order of every card."""
 
-    cuts: tuple[tuple[Card, Card], ...]
-    """Each cut as (A's card, B's card); more than one when values were equal (R2)."""
+    cuts: tuple[tuple[Card | None, ...], ...]
+    """Each round of the cut, one card per seat in seat order (A's card, B's card, ...); more
+    than one round when the highest values were equal, and then only the seats tied for the
+    highest cut again, the others' entries being None (R2, V6.1)."""
     first: Seat
-    """The seat that plays first: the one that did not deal."""
-    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
-    """The opening hands of A and B."""
+    """The seat that plays first: the one after the dealer."""
+    hands: tuple[tuple[Card, ...], ...]
+    """The opening hands, by seat in seat order."""
     troops: tuple[Card, ...]
     """The troop deck after dealing, top first."""
     tactics: tuple[Card, ...]
     """The tactics deck, top first."""
 
     def describe_cut(self) -> str:
-        """The cut in words, as shown to both players (R2)."""
+        """The cut in words, as shown to every player (R2, V6.1)."""
         if not self.cuts:
             return f"{self.first} plays first (winner of the previous game)"
-        lines = [f"A cut {a}, B cut {b}" for a, b in self.cuts]
-        dealer = SEATS[1 - SEATS.index(self.first)]
+        seats = SEATS[: len(self.hands)]
+        lines = [
+            ", ".join(
+                f"{seat} cut {card}"
+                for seat, card in zip(seats, cut, strict=True)
+                if card is not None
+            )
+            for cut in self.cuts
+        ]
+        dealer = seats[seats.index(self.first) - 1]
         return "; ".join(lines) + f": {dealer} deals, {self.first} plays first"
 
 
@@ -53,31 +63,41 @@ def deal_from_seed(ruleset: Ruleset, seed: str, first: Seat | None = None) -> De
 def deal(ruleset: Ruleset, rng: random.Random, first: Seat | None = None) -> Deal:
     """Cut (unless `first` is given, as in a series, R2), shuffle and deal.
 
-    Each player cuts the troop deck and shows a card; the higher value deals, equal values
-    cut again. The non-dealer plays first and is dealt to first.
+    Every seat cuts the troop deck and shows a card; the highest value deals, and when the
+    highest value is shown more than once only the seats that showed it cut again (V6.1; with
+    two seats, both). The seat after the dealer plays first and is dealt to first, then the
+    others in turn order, one card at a time.
     """
-    cuts: list[tuple[Card, Card]] = []
+    seats = ruleset.seats
+    cuts: list[tuple[Card | None, ...]] = []
     if first is None:
+        cutters = list(range(len(seats)))
         while first is None:
-            a, b = rng.sample(ruleset.troops, 2)
-            cuts.append((a, b))
-            va, vb = troop_parts(a)[1], troop_parts(b)[1]
-            if va != vb:
-                first = "B" if va > vb else "A"
+            shown = rng.sample(ruleset.troops, len(cutters))
+            row: list[Card | None] = [None] * len(seats)
+            for seat, card in zip(cutters, shown, strict=True):
+                row[seat] = card
+            cuts.append(tuple(row))
+            values = [troop_parts(card)[1] for card in shown]
+            top = max(values)
+            cutters = [seat for seat, v in zip(cutters, values, strict=True) if v == top]
+            if len(cutters) == 1:
+                first = seats[(cutters[0] + 1) % len(seats)]
     troops = list(ruleset.troops)
     rng.shuffle(troops)
     tactics = list(ruleset.tactics_cards)
     rng.shuffle(tactics)
     size = ruleset.hand_size
-    order = [SEATS.index(first), 1 - SEATS.index(first)]
-    hands: list[list[Card]] = [[], []]
-    for i in range(size * 2):
-        hands[order[i % 2]].append(troops[i])
+    start_at = seats.index(first)
+    order = [(start_at + k) % len(seats) for k in range(len(seats))]
+    hands: list[list[Card]] = [[] for _ in seats]
+    for i in range(size * len(seats)):
+        hands[order[i % len(seats)]].append(troops[i])
     return Deal(
         cuts=tuple(cuts),
         first=first,
-        hands=(tuple(hands[0]), tuple(hands[1])),
-        troops=tuple(troops[size * 2 :]),
+        hands=tuple(tuple(hand) for hand in hands),
+        troops=tuple(troops[size * len(seats) :]),
         tactics=tuple(tactics),
     )
 
@@ -92,9 +112,9 @@ def start(ruleset: Ruleset, claims: ClaimTiming, deal: Deal) -> GameState:
         hands=deal.hands,
         troop_deck=deal.troops,
         tactics_deck=deal.tactics,
-        discards=((), ()),
-        tactics_played=(0, 0),
-        leader_played=(False, False),
+        discards=((),) * ruleset.players,
+        tactics_played=(0,) * ruleset.players,
+        leader_played=(False,) * ruleset.players,
         first=first,
         mover=first,
         phase=Phase.START,

@@ -13,6 +13,7 @@ import enum
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Any
 
 from engine.cards import MORALE, Card, Tactic, is_troop, troop_code
 from engine.errors import InvalidSituationError
@@ -75,6 +76,15 @@ class FormationValue:
     def describe(self) -> str:
         """Cards and value, as reasons show them: ``"B8 B9 B10 (Wedge 27)"``."""
         return f"{' '.join(self.cards)} ({self})"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"formation": "wedge", "sum": 27, "cards": ["B8", "B9", "B10"]}``: the category as
+        the ``compare`` command names it, the sum and the cards ascending by value."""
+        return {
+            "formation": self.formation.name.lower(),
+            "sum": self.total,
+            "cards": list(self.cards),
+        }
 
 
 def formation_size(env: Collection[Card], ruleset: Ruleset) -> int:

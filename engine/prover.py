@@ -8,6 +8,7 @@ and shared by the checks of all flags.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,10 +17,10 @@ from engine.cards import ENVIRONMENT, Card, is_formation_card, is_tactic
 from engine.errors import InvalidSituationError
 from engine.formations import (
     FOG,
-    MUD,
     FormationValue,
     best_reachable,
     evaluate,
+    formation_size,
     split_side,
     troop_table,
 )
@@ -77,12 +78,30 @@ class UnseenTroops:
         ]
 
 
+class ClaimStatus(enum.StrEnum):
+    """Why a flag can or cannot be claimed: the answer as a value, the sentence apart."""
+
+    PROVED = "proved"
+    """The claim holds: the opponent can neither beat the formation nor win a tie (R12, R13)."""
+    INCOMPLETE = "incomplete"
+    """The claimer's formation is not complete yet."""
+    BEATABLE = "beatable"
+    """The opponent can still beat the formation, or has tied it and wins the tie (R12)."""
+    CLAIMED = "claimed"
+    """The flag is already held (R14)."""
+    DISCARD_DUE = "discard-due"
+    """A side holds four cards since the Mud left and must first discard one (R20)."""
+    NOT_YOURS = "not-yours"
+    """The seat does not contest this flag: on the three-player ring each flag has its own pair
+    of seats (V6.2); never given with two players."""
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimProof:
     """The prover's answer for one flag."""
 
-    claimable: bool
-    """True when the claim is proved (R13)."""
+    status: ClaimStatus
+    """Why the claim holds or fails; ``PROVED`` exactly when it is claimable."""
     reason: str
     """A short sentence for the player: why the claim holds or fails."""
     mine: FormationValue | None
@@ -93,6 +112,15 @@ class ClaimProof:
     None when it cannot, when the opponent cannot complete, or when the claimer is incomplete."""
     impossible: bool = False
     """True when too few unseen troops remain for the opponent ever to complete the side."""
+
+    @property
+    def claimable(self) -> bool:
+        """True when the claim is proved (R13)."""
+        return self.status is ClaimStatus.PROVED
+
+
+# module-level names for the statuses the prover gives: no enum attribute lookups on the hot path
+_PROVED, _INCOMPLETE, _BEATABLE = ClaimStatus.PROVED, ClaimStatus.INCOMPLETE, ClaimStatus.BEATABLE
 
 
 def prove_claim(
@@ -121,11 +149,11 @@ def prove_claim(
     """
     if completed_last is not None and completed_last not in _COMPLETERS:
         raise InvalidSituationError('completed_last must be "mine" or "theirs"')
-    size = ruleset.mud_formation_size if MUD in env else ruleset.formation_size
+    size = formation_size(env, ruleset)
     n_mine = len(mine)
     if n_mine < size:
         return ClaimProof(
-            False, f"your formation is incomplete ({n_mine} of {size} cards)", None, None
+            _INCOMPLETE, f"your formation is incomplete ({n_mine} of {size} cards)", None, None
         )
     if n_mine > size or len(theirs) > size:
         raise InvalidSituationError(f"a side at this flag holds at most {size} cards")
@@ -134,7 +162,7 @@ def prove_claim(
     need = size - len(theirs)
     if need > unseen.total:
         return ClaimProof(
-            True,
+            _PROVED,
             "too few unseen troops remain to complete the opponent's side",
             my_value,
             None,
@@ -154,20 +182,20 @@ def prove_claim(
     )
     if best is None:
         return ClaimProof(
-            True, f"nothing the opponent can still form reaches {my_value}", my_value, None
+            _PROVED, f"nothing the opponent can still form reaches {my_value}", my_value, None
         )
     theirs_strength = best.strength
     my_strength = my_value.strength
     if theirs_strength > my_strength:
-        return ClaimProof(False, f"{best.describe()} would beat {my_value}", my_value, best)
+        return ClaimProof(_BEATABLE, f"{best.describe()} would beat {my_value}", my_value, best)
     if theirs_strength < my_strength:
         return ClaimProof(
-            True, f"the opponent's best, {best.describe()}, is below {my_value}", my_value, best
+            _PROVED, f"the opponent's best, {best.describe()}, is below {my_value}", my_value, best
         )
     # a tie, or at best a tie: whoever completes last loses the flag (R12)
     if need > 0:
         return ClaimProof(
-            True,
+            _PROVED,
             f"{best.describe()} would at best tie {my_value}, and the opponent would play the "
             "last card",
             my_value,
@@ -175,14 +203,14 @@ def prove_claim(
         )
     if completed_last == "theirs":
         return ClaimProof(
-            True,
+            _PROVED,
             f"{best.describe()} ties {my_value} and the opponent completed last",
             my_value,
             best,
         )
     if completed_last == "mine":
         return ClaimProof(
-            False, f"{best.describe()} ties {my_value} and you completed last", my_value, best
+            _BEATABLE, f"{best.describe()} ties {my_value} and you completed last", my_value, best
         )
     raise InvalidSituationError(
         "both formations are complete and tied: who completed last (completed_last) is needed"
@@ -228,7 +256,7 @@ def check_situation(
                 raise InvalidSituationError(f"{card} cannot stand in a formation ({where})")
             if where == "env" and card not in ENVIRONMENT:
                 raise InvalidSituationError(f"{card} is not an environment card (Fog or Mud)")
-    size = ruleset.mud_formation_size if MUD in env else ruleset.formation_size
+    size = formation_size(env, ruleset)
     for where, cards in (("mine", mine), ("theirs", theirs)):
         if len(cards) > size:
             raise InvalidSituationError(

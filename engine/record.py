@@ -9,14 +9,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.apply import apply
 from engine.cards import Card
 from engine.deal import Deal, start
 from engine.errors import EngineError, InvalidCardError, InvalidRecordError
 from engine.moves import parse_move
-from engine.rules import apply
 from engine.rulesets import ClaimTiming, Ruleset, get_ruleset
 from engine.state import (
-    SEATS,
     FlagState,
     GameState,
     Outcome,
@@ -46,8 +45,10 @@ class GameRecord:
             "claims": self.claims.value,
             "first": self.deal.first,
             "deal": {
-                "A": list(self.deal.hands[0]),
-                "B": list(self.deal.hands[1]),
+                **{
+                    seat: list(hand)
+                    for seat, hand in zip(self.ruleset.seats, self.deal.hands, strict=True)
+                },
                 "troops": list(self.deal.troops),
                 "tactics": list(self.deal.tactics),
             },
@@ -75,20 +76,22 @@ class GameRecord:
             raise InvalidRecordError(
                 f"claims must be 'standard' or 'advanced', not {claims_text!r}"
             )
+        seats = ruleset.seats
         first = data.get("first")
-        if first not in SEATS[: ruleset.players]:
-            raise InvalidRecordError(f"first must be 'A' or 'B', not {first!r}")
+        if first not in seats:
+            raise InvalidRecordError(f"first must be {_one_of(seats)}, not {first!r}")
         raw = data.get("deal")
         if not isinstance(raw, dict):
-            raise InvalidRecordError("deal must be an object with A, B, troops and tactics")
+            raise InvalidRecordError(
+                f"deal must be an object with {', '.join(seats)}, troops and tactics"
+            )
         try:
-            hand_a = _cards(raw.get("A"), ruleset, "deal.A")
-            hand_b = _cards(raw.get("B"), ruleset, "deal.B")
+            hands = tuple(_cards(raw.get(seat), ruleset, f"deal.{seat}") for seat in seats)
             troops = _cards(raw.get("troops", []), ruleset, "deal.troops")
             tactics = _cards(raw.get("tactics", []), ruleset, "deal.tactics")
         except InvalidCardError as e:
             raise InvalidRecordError(str(e)) from None
-        every = [*hand_a, *hand_b, *troops, *tactics]
+        every = [*(card for hand in hands for card in hand), *troops, *tactics]
         if len(set(every)) != len(every) or set(every) != ruleset.all_cards:
             raise InvalidRecordError(
                 f"the deal must hold each of the {len(ruleset.all_cards)} cards of "
@@ -98,18 +101,26 @@ class GameRecord:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise InvalidRecordError("moves must be a list of strings")
         cuts = tuple(
-            (c[0], c[1]) for c in data.get("cuts", []) if isinstance(c, list) and len(c) == 2
+            tuple(c)
+            for c in data.get("cuts", [])
+            if isinstance(c, list)
+            and len(c) == len(seats)
+            and all(card is None or isinstance(card, str) for card in c)
         )
         known = {"format", "ruleset", "claims", "first", "deal", "moves", "cuts"}
         return cls(
             ruleset=ruleset,
             claims=ClaimTiming(claims_text),
-            deal=Deal(
-                cuts=cuts, first=first, hands=(hand_a, hand_b), troops=troops, tactics=tactics
-            ),
+            deal=Deal(cuts=cuts, first=first, hands=hands, troops=troops, tactics=tactics),
             moves=tuple(moves),
             extras={k: v for k, v in data.items() if k not in known},
         )
+
+
+def _one_of(seats: Sequence[str]) -> str:
+    """``'A' or 'B'``, ``'A', 'B' or 'C'``."""
+    quoted = [repr(seat) for seat in seats]
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 def _cards(raw: Any, ruleset: Ruleset, where: str) -> tuple[Card, ...]:
@@ -152,8 +163,13 @@ def replay(record: GameRecord) -> GameState:
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
-    """Every field of a state as JSON (private: the service stores it, never shows it)."""
-    return {
+    """Every field of a state as JSON (private: the service stores it, never shows it).
+
+    Per-seat lists have one entry per seat; a flag's ``cards`` and ``arrivals`` are its pair's
+    two sides (``Ruleset.flag_seats``). Beyond two seats the passes in a row and the seats
+    sharing a draw are written too (V6.6), which two seats do not need.
+    """
+    data: dict[str, Any] = {
         "ruleset": state.ruleset.name,
         "claims": state.claims.value,
         "flags": [
@@ -186,6 +202,11 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         if state.result is None
         else {"winner": state.result.winner, "termination": state.result.termination.value},
     }
+    if state.ruleset.players > 2:
+        data["previous_passes"] = state.previous_passes
+        if state.result is not None:
+            data["result"]["draw_between"] = list(state.result.draw_between)
+    return data
 
 
 def state_from_json(data: dict[str, Any]) -> GameState:
@@ -194,9 +215,20 @@ def state_from_json(data: dict[str, Any]) -> GameState:
     def pair(value: Sequence[Any]) -> tuple[Any, Any]:
         return (tuple(value[0]), tuple(value[1]))
 
+    ruleset = get_ruleset(data["ruleset"])
     result = data["result"]
+    outcome = None
+    if result is not None:
+        winner = result["winner"]
+        # two seats write no draw_between: a draw of two is shared by both
+        shared = () if winner is not None else ruleset.seats
+        outcome = Outcome(
+            winner,
+            Termination(result["termination"]),
+            tuple(result.get("draw_between", shared)),
+        )
     return GameState(
-        ruleset=get_ruleset(data["ruleset"]),
+        ruleset=ruleset,
         claims=ClaimTiming(data["claims"]),
         flags=tuple(
             FlagState(
@@ -207,12 +239,12 @@ def state_from_json(data: dict[str, Any]) -> GameState:
             )
             for f in data["flags"]
         ),
-        hands=pair(data["hands"]),
+        hands=tuple(tuple(hand) for hand in data["hands"]),
         troop_deck=tuple(data["troop_deck"]),
         tactics_deck=tuple(data["tactics_deck"]),
-        discards=pair(data["discards"]),
-        tactics_played=(data["tactics_played"][0], data["tactics_played"][1]),
-        leader_played=(data["leader_played"][0], data["leader_played"][1]),
+        discards=tuple(tuple(cards) for cards in data["discards"]),
+        tactics_played=tuple(data["tactics_played"]),
+        leader_played=tuple(data["leader_played"]),
         first=data["first"],
         mover=data["mover"],
         phase=Phase(data["phase"]),
@@ -223,8 +255,7 @@ def state_from_json(data: dict[str, Any]) -> GameState:
         scouted=data["scouted"],
         scout_draws=data["scout_draws"],
         previous_passed=data["previous_passed"],
+        previous_passes=data.get("previous_passes", int(data["previous_passed"])),
         pending_discards=tuple((s, i) for s, i in data["pending_discards"]),
-        result=None
-        if result is None
-        else Outcome(result["winner"], Termination(result["termination"])),
+        result=outcome,
     )

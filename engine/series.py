@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.state import SEATS, GameState, Seat
+from engine.claims import flags_held
+from engine.state import GameState, Seat
 
 
 def series_points(state: GameState) -> dict[Seat, int]:
@@ -10,8 +11,8 @@ def series_points(state: GameState) -> dict[Seat, int]:
     player's flags (R23). Raises ValueError while the game goes on."""
     if state.result is None:
         raise ValueError("the game is not over")
-    held = {s: sum(1 for f in state.flags if f.claimed_by == i) for i, s in enumerate(SEATS)}
+    held = flags_held(state)
     winner = state.result.winner
     if winner is None:
         return held
-    return {s: 5 if s == winner else held[s] for s in SEATS}
+    return {s: 5 if s == winner else n for s, n in held.items()}

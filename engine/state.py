@@ -1,26 +1,26 @@
 """The game state: plain frozen data, replaced (never mutated) by each move.
 
-Seats are "A" and "B"; inside the state they are indices 0 and 1 so that per-seat data are
-tuples. Unchanged parts are shared between successive states, which keeps a move cheap.
+Seats are "A", "B" (and "C"); inside the state they are indices 0, 1 (and 2) so that per-seat
+data are tuples, one entry per seat. A flag holds only its own pair of seats' sides: side 0 is
+the first seat of ``Ruleset.flag_seats``, side 1 the second (with two players, A and B). Unchanged
+parts are shared between successive states, which keeps a move cheap.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Self, TypeAlias
+from typing import Any, Self
 
 from engine.cards import Card, Tactic
+from engine.formations import formation_size
+from engine.rulesets import SEATS as SEATS
 from engine.rulesets import ClaimTiming, Ruleset
-
-Seat: TypeAlias = str
-"""A seat name: "A" or "B"."""
-
-SEATS: tuple[Seat, ...] = ("A", "B")
+from engine.rulesets import Seat as Seat
 
 
 def seat_index(seat: Seat) -> int:
-    """0 for "A", 1 for "B"."""
+    """0 for "A", 1 for "B", 2 for "C"."""
     return SEATS.index(seat)
 
 
@@ -54,14 +54,24 @@ class Outcome:
     """The result of a finished game."""
 
     winner: Seat | None
-    """The winning seat, or None for a draw (R22)."""
+    """The winning seat, or None for a draw (R22, V6.6, V6.7)."""
     termination: Termination
     """Why the game ended."""
+    draw_between: tuple[Seat, ...] = ()
+    """The seats that share a draw, in seat order (both seats of a two-player draw; two or all
+    three in a three-player game, V6.6, V6.7); empty when a seat won."""
+
+    def describe(self, seats: tuple[Seat, ...] = ()) -> str:
+        """The result in words: ``"A wins by breakthrough"``, ``"draw (stalemate)"`` for a draw
+        shared by all of ``seats``, ``"draw between B and C (resignation)"`` otherwise."""
+        if self.winner is not None:
+            return f"{self.winner} wins by {self.termination}"
+        if not self.draw_between or set(self.draw_between) == set(seats):
+            return f"draw ({self.termination})"
+        return f"draw between {' and '.join(self.draw_between)} ({self.termination})"
 
     def __str__(self) -> str:
-        if self.winner is None:
-            return f"draw ({self.termination})"
-        return f"{self.winner} wins by {self.termination}"
+        return self.describe()
 
 
 class _Evolving:
@@ -82,10 +92,15 @@ class _Evolving:
 
 @dataclass(frozen=True)
 class FlagState(_Evolving):
-    """One flag: both sides, the environment cards and who holds it."""
+    """One flag: the two sides of its pair of seats, the environment cards and who holds it.
+
+    Which seats the sides belong to is the ruleset's (``Ruleset.flag_seats``, V6.2): side 0 is
+    the pair's first seat, side 1 its second; ``Ruleset.side`` finds a seat's side.
+    """
 
     cards: tuple[tuple[Card, ...], tuple[Card, ...]]
-    """Formation cards (troops and morale tactics) on each seat's side, in the order played."""
+    """Formation cards (troops and morale tactics) on each side of the pair, in the order
+    played."""
     arrivals: tuple[tuple[int, ...], tuple[int, ...]]
     """The ply at which each of those cards arrived: who completed last is read from it (R12)."""
     env: tuple[tuple[Card, int], ...] = ()
@@ -103,20 +118,22 @@ class FlagState(_Evolving):
         return frozenset(card for card, _ in self.env)
 
     def size(self, ruleset: Ruleset) -> int:
-        """Cards in a complete formation here: four at a Mud flag (R10)."""
-        if self.env and self.has(Tactic.MUD):
-            return ruleset.mud_formation_size
+        """Cards in a complete formation here (``formation_size``): four at a Mud flag (R10)."""
+        # Most flags have no environment card: skip building the set of them.
+        if self.env:
+            return formation_size(self.env_cards, ruleset)
         return ruleset.formation_size
 
-    def completed_at(self, seat: int, ruleset: Ruleset) -> int | None:
-        """The ply at which this side's formation became complete, or None if it is not.
+    def completed_at(self, side: int, ruleset: Ruleset) -> int | None:
+        """The ply at which side ``side``'s formation (0 or 1) became complete, or None if it is
+        not.
 
         The side is complete when it holds exactly the formation size; its completion time is
         the arrival of the last card played into it (R12, decided in docs/rules.md).
         """
-        if len(self.cards[seat]) != self.size(ruleset):
+        if len(self.cards[side]) != self.size(ruleset):
             return None
-        return max(self.arrivals[seat])
+        return max(self.arrivals[side])
 
 
 EMPTY_FLAG = FlagState(cards=((), ()), arrivals=((), ()))
@@ -126,24 +143,25 @@ EMPTY_FLAG = FlagState(cards=((), ()), arrivals=((), ()))
 class GameState(_Evolving):
     """Everything about a game at one moment, hidden cards included.
 
-    Pages and emails never see this: they see `engine.view` or `engine.public_view`.
+    Pages and emails never see this: they see `engine.player_view` or `engine.spectator_view`.
     """
 
     ruleset: Ruleset
     claims: ClaimTiming
     """When flags may be claimed (R4, R5)."""
     flags: tuple[FlagState, ...]
-    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    hands: tuple[tuple[Card, ...], ...]
+    """Each seat's hand, by seat index."""
     troop_deck: tuple[Card, ...]
     """Top first."""
     tactics_deck: tuple[Card, ...]
     """Top first."""
-    discards: tuple[tuple[Card, ...], tuple[Card, ...]]
+    discards: tuple[tuple[Card, ...], ...]
     """Face-up cards out of play on each seat's side: guile tactics played, cards discarded."""
-    tactics_played: tuple[int, int]
-    """Tactics cards each seat has played so far, all kinds (R8)."""
-    leader_played: tuple[bool, bool]
-    """Whether each seat has played its one Leader (R9)."""
+    tactics_played: tuple[int, ...]
+    """Tactics cards each seat has played so far, all kinds (R8, V6.4)."""
+    leader_played: tuple[bool, ...]
+    """Whether each seat has played its one Leader (R9, V6.4)."""
     first: int
     """The seat index that played first."""
     mover: int
@@ -163,13 +181,17 @@ class GameState(_Evolving):
     """Cards drawn so far with the Scout being played (R16)."""
     previous_passed: bool = False
     """Whether the previous turn ended with a pass (R22)."""
+    previous_passes: int = 0
+    """How many turns in a row ended with a pass just before this one, counted up to one fewer
+    than the seats (R22, V6.6: every seat passing in succession); ``previous_passed`` is
+    whether it is above 0."""
     pending_discards: tuple[tuple[int, int], ...] = ()
     """(seat index, flag index) sides holding four cards after their Mud left (R20)."""
     result: Outcome | None = None
 
     @property
     def to_move(self) -> Seat:
-        """The seat whose turn it is ("A" or "B")."""
+        """The seat whose turn it is ("A", "B" or "C")."""
         return SEATS[self.mover]
 
     @property

@@ -1,77 +1,504 @@
 """What one seat, or a spectator, may know: the only inputs pages and emails are rendered from.
 
-A view is JSON-ready plain data. It holds the seat's own hand, never the other's, never the
-order of a deck; a spectator's view holds no hand until the game is over.
+``player_view(state, seat)`` and ``spectator_view(state)`` give frozen, typed views that carry
+everything a page needs to show a position without knowing a rule: the seats and each flag's
+pair, the formation size at each flag, whether a draw is due, whether claims are allowed now,
+what a Scout may still draw and must put back. ``claim_proof_views`` explains each flag's claim
+with fields. Each view has ``to_json()``, plain JSON-ready data.
+
+A player's view holds the seat's own hand, never another's, never the order of a deck; a
+spectator's view holds no hand until the game is over.
+
+``view`` and ``public_view`` are the older dict views, kept as they were for the service.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from engine.rules import _claims_allowed_now, _draw_due
-from engine.state import SEATS, GameState, Seat
+from engine.cards import Card
+from engine.claims import (
+    claim_proof,
+    claims_allowed_now,
+    flags_held,
+    provable_flags,
+    unseen_troops,
+)
+from engine.formations import FormationValue
+from engine.legal import draw_due, scout_draws_left, scout_returns_due
+from engine.moves import Deck
+from engine.prover import ClaimStatus
+from engine.rulesets import ClaimTiming
+from engine.state import SEATS, GameState, Phase, Seat, Termination
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-def _board(state: GameState) -> list[dict[str, Any]]:
-    rs = state.ruleset
-    return [
-        {
-            "flag": i + 1,
-            "claimed_by": None if f.claimed_by is None else SEATS[f.claimed_by],
-            "A": list(f.cards[0]),
-            "B": list(f.cards[1]),
-            "env": [card for card, _ in f.env],
-            "env_sides": {card: SEATS[side] for card, side in f.env},
-            "size": f.size(rs),
+class FrozenMap(Mapping[K, V]):
+    """A mapping that cannot be changed (and so can be hashed), for the per-seat parts of a
+    view: ``view.flags_held["A"]``. Keys keep the order they were given in (seat order)."""
+
+    __slots__ = ("_items",)
+    _items: dict[K, V]
+
+    def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
+        object.__setattr__(self, "_items", dict(items))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a {type(self).__name__} cannot be changed")
+
+    def __getitem__(self, key: K) -> V:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items.items()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._items!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentCard:
+    """An environment tactics card at a flag (R15) and the seat whose side it lies on."""
+
+    card: Card
+    """``"FOG"`` or ``"MUD"``."""
+    seat: Seat
+    """The seat that played it (a Deserter of the other seat may take it away, R18)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"card": "MUD", "seat": "A"}``."""
+        return {"card": self.card, "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDiscard:
+    """A side that holds one card too many since its Mud left and owes a discard (R20)."""
+
+    seat: Seat
+    """The seat that owes it."""
+    flag: int
+    """The flag (1-based)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"seat": "B", "flag": 6}``."""
+        return {"seat": self.seat, "flag": self.flag}
+
+
+@dataclass(frozen=True, slots=True)
+class FlagView:
+    """One flag as anyone may see it."""
+
+    number: int
+    """The flag's number, 1 (left) to the number of flags (``"flag"`` in JSON)."""
+    seats: tuple[Seat, Seat]
+    """The pair of seats that contests this flag; only they play, claim and compare here."""
+    cards: FrozenMap[Seat, tuple[Card, ...]]
+    """The formation cards (troops and morale tactics) on each side, by seat letter, in the
+    order played."""
+    env: tuple[EnvironmentCard, ...]
+    """The environment tactics cards here, each with the seat that played it."""
+    formation_size: int
+    """Cards in a complete formation here: 3, or 4 under Mud (R10)."""
+    claimed_by: Seat | None
+    """The seat holding the flag, or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The flag as plain data; cards under ``"cards"`` by seat letter."""
+        return {
+            "flag": self.number,
+            "seats": list(self.seats),
+            "cards": {seat: list(cards) for seat, cards in self.cards.items()},
+            "env": [e.to_json() for e in self.env],
+            "formation_size": self.formation_size,
+            "claimed_by": self.claimed_by,
         }
-        for i, f in enumerate(state.flags)
-    ]
 
 
-def public_view(state: GameState) -> dict[str, Any]:
-    """What anyone may see: the board, counts, discards and the result.
+@dataclass(frozen=True, slots=True)
+class ClaimProofView:
+    """Whether a seat could claim one flag on the board as it stands, and why, as fields (R13).
 
-    Once the game is over both hands are shown too (the seed is revealed then anyway, R3).
+    The sentence in ``reason`` is for reading only; decide on ``status``. The opponent's best
+    formation names unseen troops, which may lie in either hand: it depends on open
+    information only, but it is kept out of ``PlayerView`` so that a view never names a card a
+    hand may hold.
     """
-    view: dict[str, Any] = {
-        "ruleset": state.ruleset.name,
-        "claims": state.claims.value,
+
+    flag: int
+    """The flag (1-based)."""
+    seat: Seat
+    """The seat that would claim."""
+    opponent: Seat
+    """The other seat of the flag's pair."""
+    provable: bool
+    """True when the claim is proved now (``status`` is ``PROVED``)."""
+    status: ClaimStatus
+    """Why the claim holds or fails."""
+    formation: FormationValue | None
+    """The claimer's formation; None while their side is incomplete."""
+    opponent_best: FormationValue | None
+    """The best formation the opponent can still reach, with concrete cards (unseen troops it
+    would add included), when it reaches at least the claimer's category (any sum under Fog);
+    None when it cannot, when the opponent cannot complete, or when the claimer is incomplete."""
+    opponent_cannot_complete: bool
+    """True when too few unseen troops remain for the opponent ever to complete the side."""
+    reason: str
+    """The prover's sentence for people: ``"B8 B9 B10 (Wedge 27) would beat Wedge 12"``."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The proof as plain data; formations as ``FormationValue.to_json``."""
+        return {
+            "flag": self.flag,
+            "seat": self.seat,
+            "opponent": self.opponent,
+            "provable": self.provable,
+            "status": self.status.value,
+            "formation": None if self.formation is None else self.formation.to_json(),
+            "opponent_best": None if self.opponent_best is None else self.opponent_best.to_json(),
+            "opponent_cannot_complete": self.opponent_cannot_complete,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """What anyone may see of a game at one position: the board, the counts, the discards, the
+    turn and the result. Once the game is over both hands too (the seed is revealed then
+    anyway, R3)."""
+
+    ruleset: str
+    """The ruleset's name (``"battleline"``)."""
+    seats: tuple[Seat, ...]
+    """Every seat of the ruleset, in seat order."""
+    tactics: bool
+    """Whether the ruleset has tactics cards (and so a tactics deck, tactics counts, Leaders)."""
+    claims: ClaimTiming
+    """When flags may be claimed (R4, R5)."""
+    first: Seat
+    """The seat that played first."""
+    hand_size: int
+    """The full hand of the ruleset (R7)."""
+    formation_size: int
+    """Cards in a complete formation at a flag without Mud (a flag's own size is
+    ``FlagView.formation_size``)."""
+    flags_to_win: int
+    """Any this many flags win (an envelopment, R21)."""
+    adjacent_to_win: int
+    """This many adjacent flags win (a breakthrough, R21)."""
+    scout_draws_max: int
+    """Cards a Scout draws at most (R16)."""
+    scout_returns_max: int
+    """Cards a Scout puts back after drawing ``scout_draws_max`` (R16): the hand ends at its
+    full size."""
+    phase: Phase
+    """Where the seat to move stands within its turn."""
+    to_move: Seat | None
+    """The seat whose turn it is; None once the game is over."""
+    turn: int
+    """Turns begun so far."""
+    ply: int
+    """Moves made so far (the number a move link carries)."""
+    flags: tuple[FlagView, ...]
+    """The line of flags, from flag 1."""
+    decks: FrozenMap[Deck, int]
+    """How many cards each draw deck holds (``decks["troops"]``)."""
+    hand_sizes: FrozenMap[Seat, int]
+    """How many cards each seat holds."""
+    discards: FrozenMap[Seat, tuple[Card, ...]]
+    """The face-up cards out of play on each seat's side, in the order they went there."""
+    tactics_played: FrozenMap[Seat, int]
+    """Tactics cards each seat has played so far (R8)."""
+    leader_played: FrozenMap[Seat, bool]
+    """Whether each seat has played its one Leader (R9)."""
+    flags_held: FrozenMap[Seat, int]
+    """How many flags each seat holds."""
+    pending_discards: tuple[PendingDiscard, ...]
+    """Sides that owe a discard since their Mud left (R20)."""
+    draw_due: bool
+    """Whether the seat to move has played and must end its turn with a draw (R7)."""
+    claims_now: bool
+    """Whether the seat to move may claim at this moment of its turn (R4, R5)."""
+    scout_draws: int
+    """Cards drawn so far with the Scout played this turn (0 without one)."""
+    scout_draws_left: int
+    """How many more cards the Scout may draw now (0 unless scouting; no more than the decks
+    hold)."""
+    scout_returns_due: int
+    """How many cards the seat to move must put back to end its Scout now (0 unless
+    scouting)."""
+    result: Termination | None
+    """How the game ended; None while it goes on."""
+    winner: Seat | None
+    """The winning seat; None for a draw and while the game goes on."""
+    draw_between: tuple[Seat, ...]
+    """The seats that share a draw, in seat order (both seats of a two-player draw; two or all
+    three with three players, V6.6, V6.7); empty otherwise."""
+    hands: FrozenMap[Seat, tuple[Card, ...]] | None
+    """Every seat's hand, sorted, once the game is over; None before."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as plain data (enums as their values, per-seat parts as objects by seat)."""
+        return {
+            "ruleset": self.ruleset,
+            "seats": list(self.seats),
+            "tactics": self.tactics,
+            "claims": self.claims.value,
+            "first": self.first,
+            "hand_size": self.hand_size,
+            "formation_size": self.formation_size,
+            "flags_to_win": self.flags_to_win,
+            "adjacent_to_win": self.adjacent_to_win,
+            "scout_draws_max": self.scout_draws_max,
+            "scout_returns_max": self.scout_returns_max,
+            "phase": self.phase.value,
+            "to_move": self.to_move,
+            "turn": self.turn,
+            "ply": self.ply,
+            "flags": [f.to_json() for f in self.flags],
+            "decks": {deck.value: n for deck, n in self.decks.items()},
+            "hand_sizes": dict(self.hand_sizes),
+            "discards": {seat: list(cards) for seat, cards in self.discards.items()},
+            "tactics_played": dict(self.tactics_played),
+            "leader_played": dict(self.leader_played),
+            "flags_held": dict(self.flags_held),
+            "pending_discards": [p.to_json() for p in self.pending_discards],
+            "draw_due": self.draw_due,
+            "claims_now": self.claims_now,
+            "scout_draws": self.scout_draws,
+            "scout_draws_left": self.scout_draws_left,
+            "scout_returns_due": self.scout_returns_due,
+            "result": None if self.result is None else self.result.value,
+            "winner": self.winner,
+            "draw_between": list(self.draw_between),
+            "hands": None
+            if self.hands is None
+            else {seat: list(cards) for seat, cards in self.hands.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView(PublicView):
+    """What one seat may know: the public view, its own hand, and the flags it may claim now."""
+
+    seat: Seat
+    """The seat this view is for."""
+    opponents: tuple[Seat, ...]
+    """The other seats, in the order they play after this one."""
+    hand: tuple[Card, ...]
+    """The seat's hand, sorted by color and value, tactics last (the order of the cards in a
+    hand is nobody's information)."""
+    claimable: tuple[int, ...]
+    """The flags (1-based) the seat may claim at this very moment: its turn, a moment when
+    claims are allowed, and provable (the claim moves of ``legal_moves``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The public view's data plus ``seat``, ``opponents``, ``hand`` and ``claimable``."""
+        data = PublicView.to_json(self)
+        data["seat"] = self.seat
+        data["opponents"] = list(self.opponents)
+        data["hand"] = list(self.hand)
+        data["claimable"] = list(self.claimable)
+        return data
+
+
+# --- building the views ---------------------------------------------------------------------------
+
+
+def _sorted_hand(state: GameState, index: int) -> tuple[Card, ...]:
+    return tuple(sorted(state.hands[index], key=state.ruleset.card_order.__getitem__))
+
+
+def _public_fields(state: GameState) -> dict[str, Any]:
+    """The fields of a PublicView, by name."""
+    rs = state.ruleset
+    seats = rs.seats
+    flags = tuple(
+        FlagView(
+            number=i + 1,
+            seats=rs.flag_seats(i),
+            cards=FrozenMap(zip(rs.flag_seats(i), f.cards, strict=True)),
+            env=tuple(EnvironmentCard(card, SEATS[side]) for card, side in f.env),
+            formation_size=f.size(rs),
+            claimed_by=None if f.claimed_by is None else SEATS[f.claimed_by],
+        )
+        for i, f in enumerate(state.flags)
+    )
+    over = state.result is not None
+    winner = state.result.winner if state.result is not None else None
+    return {
+        "ruleset": rs.name,
+        "seats": seats,
+        "tactics": rs.tactics,
+        "claims": state.claims,
         "first": SEATS[state.first],
-        "to_move": None if state.result else state.to_move,
-        "phase": state.phase.value,
+        "hand_size": rs.hand_size,
+        "formation_size": rs.formation_size,
+        "flags_to_win": rs.flags_to_win,
+        "adjacent_to_win": rs.adjacent_to_win,
+        "scout_draws_max": rs.scout_draws,
+        # Played from a full hand, the Scout leaves one card fewer; the draws are all extra.
+        "scout_returns_max": rs.scout_draws - 1,
+        "phase": state.phase,
+        "to_move": None if over else state.to_move,
         "turn": state.turn,
         "ply": state.ply,
-        "flags": _board(state),
-        "hand_sizes": {s: len(state.hands[i]) for i, s in enumerate(SEATS)},
-        "decks": {"troops": len(state.troop_deck), "tactics": len(state.tactics_deck)},
-        "discards": {s: list(state.discards[i]) for i, s in enumerate(SEATS)},
-        "tactics_played": {s: state.tactics_played[i] for i, s in enumerate(SEATS)},
-        "leader_played": {s: state.leader_played[i] for i, s in enumerate(SEATS)},
+        "flags": flags,
+        "decks": FrozenMap(
+            ((Deck.TROOPS, len(state.troop_deck)), (Deck.TACTICS, len(state.tactics_deck)))
+        ),
+        "hand_sizes": FrozenMap((s, len(state.hands[i])) for i, s in enumerate(seats)),
+        "discards": FrozenMap((s, state.discards[i]) for i, s in enumerate(seats)),
+        "tactics_played": FrozenMap((s, state.tactics_played[i]) for i, s in enumerate(seats)),
+        "leader_played": FrozenMap((s, state.leader_played[i]) for i, s in enumerate(seats)),
+        "flags_held": FrozenMap(flags_held(state)),
+        "pending_discards": tuple(
+            PendingDiscard(SEATS[s], i + 1) for s, i in state.pending_discards
+        ),
+        "draw_due": not over and state.played and draw_due(state),
+        "claims_now": not over and claims_allowed_now(state),
         "scout_draws": state.scout_draws if state.scouted else 0,
-        "pending_discards": [{"seat": SEATS[s], "flag": i + 1} for s, i in state.pending_discards],
-        "draw_due": state.result is None and state.played and _draw_due(state),
-        "claims_now": state.result is None and _claims_allowed_now(state),
-        "flags_held": {
-            s: sum(1 for f in state.flags if f.claimed_by == i) for i, s in enumerate(SEATS)
-        },
+        "scout_draws_left": 0 if over else scout_draws_left(state),
+        "scout_returns_due": 0 if over else scout_returns_due(state),
+        "result": None if state.result is None else state.result.termination,
+        "winner": winner,
+        "draw_between": () if state.result is None else state.result.draw_between,
+        "hands": FrozenMap((s, _sorted_hand(state, i)) for i, s in enumerate(seats))
+        if over
+        else None,
+    }
+
+
+def _check_seat(state: GameState, seat: Seat) -> int:
+    if seat not in state.ruleset.seats:
+        raise ValueError(f"{seat!r} is not a seat")
+    return SEATS.index(seat)
+
+
+def spectator_view(state: GameState, *, reveal: bool = False) -> PublicView:
+    """What anyone may see of the position (both hands too once the game is over).
+
+    ``reveal``: show the hands of this earlier position too, because the game it belongs to is
+    over (R3: the seed is public then, so every hand of every position is)."""
+    fields = _public_fields(state)
+    if reveal and fields["hands"] is None:
+        fields["hands"] = FrozenMap(
+            (s, _sorted_hand(state, i)) for i, s in enumerate(state.ruleset.seats)
+        )
+    return PublicView(**fields)
+
+
+def player_view(state: GameState, seat: Seat) -> PlayerView:
+    """What ``seat`` may know of the position: the public view, its hand, its opponents and the
+    flags it may claim now. Raises ValueError for a letter that is not a seat of the game."""
+    index = _check_seat(state, seat)
+    may_claim = state.result is None and state.mover == index and claims_allowed_now(state)
+    return PlayerView(
+        **_public_fields(state),
+        seat=seat,
+        opponents=state.ruleset.opponents(seat),
+        hand=_sorted_hand(state, index),
+        claimable=tuple(provable_flags(state, seat)) if may_claim else (),
+    )
+
+
+def claim_proof_views(state: GameState, seat: Seat) -> tuple[ClaimProofView, ...]:
+    """For each unclaimed flag ``seat`` contests (V6.2), in order, whether it could claim it on
+    the board as it stands, and why (whether claims are allowed at this moment is
+    ``PublicView.claims_now``). Raises ValueError for a letter that is not a seat of the game."""
+    index = _check_seat(state, seat)
+    rs = state.ruleset
+    unseen = unseen_troops(state)
+    proofs = []
+    for i, side in rs.seat_flags[index]:
+        if state.flags[i].claimed_by is not None:
+            continue
+        proof = claim_proof(state, index, i, unseen)
+        proofs.append(
+            ClaimProofView(
+                flag=i + 1,
+                seat=seat,
+                opponent=rs.flag_seats(i)[1 - side],
+                provable=proof.claimable,
+                status=proof.status,
+                formation=proof.mine,
+                opponent_best=proof.best_theirs,
+                opponent_cannot_complete=proof.impossible,
+                reason=proof.reason,
+            )
+        )
+    return tuple(proofs)
+
+
+# --- the dict views the service used first ----------------------------------------------------
+
+
+def _legacy(seen: PublicView) -> dict[str, Any]:
+    """A PublicView as the dict ``public_view`` has always returned."""
+    flags = []
+    for f in seen.flags:
+        flag: dict[str, Any] = {"flag": f.number, "claimed_by": f.claimed_by}
+        for seat in f.seats:
+            flag[seat] = list(f.cards[seat])
+        flag["env"] = [e.card for e in f.env]
+        flag["env_sides"] = {e.card: e.seat for e in f.env}
+        flag["size"] = f.formation_size
+        flags.append(flag)
+    view: dict[str, Any] = {
+        "ruleset": seen.ruleset,
+        "claims": seen.claims.value,
+        "first": seen.first,
+        "to_move": seen.to_move,
+        "phase": seen.phase.value,
+        "turn": seen.turn,
+        "ply": seen.ply,
+        "flags": flags,
+        "hand_sizes": dict(seen.hand_sizes),
+        "decks": {deck.value: n for deck, n in seen.decks.items()},
+        "discards": {s: list(cards) for s, cards in seen.discards.items()},
+        "tactics_played": dict(seen.tactics_played),
+        "leader_played": dict(seen.leader_played),
+        "scout_draws": seen.scout_draws,
+        "pending_discards": [p.to_json() for p in seen.pending_discards],
+        "draw_due": seen.draw_due,
+        "claims_now": seen.claims_now,
+        "flags_held": dict(seen.flags_held),
         "result": None,
         "winner": None,
     }
-    if state.result is not None:
-        view["result"] = state.result.termination.value
-        view["winner"] = state.result.winner
-        order = state.ruleset.card_order.__getitem__
-        view["hands"] = {s: sorted(state.hands[i], key=order) for i, s in enumerate(SEATS)}
+    if seen.result is not None:
+        view["result"] = seen.result.value
+        view["winner"] = seen.winner
+    if seen.hands is not None:
+        view["hands"] = {s: list(cards) for s, cards in seen.hands.items()}
     return view
 
 
+def public_view(state: GameState) -> dict[str, Any]:
+    """What anyone may see, as a JSON-ready dict: the board, counts, discards and the result.
+
+    Once the game is over both hands are shown too (the seed is revealed then anyway, R3).
+    Prefer ``spectator_view``, its typed form.
+    """
+    return _legacy(spectator_view(state))
+
+
 def view(state: GameState, seat: Seat) -> dict[str, Any]:
-    """What `seat` may know: the public view plus its own hand."""
-    if seat not in SEATS[: state.ruleset.players]:
-        raise ValueError(f"{seat!r} is not a seat")
+    """What `seat` may know, as a JSON-ready dict: the public view plus its own hand.
+
+    Prefer ``player_view``, its typed form. Raises ValueError for a letter that is not a seat.
+    """
+    index = _check_seat(state, seat)
     seen = public_view(state)
     seen["seat"] = seat
-    hand = state.hands[SEATS.index(seat)]
-    # Sorted by color and value: the order of the cards in hand is nobody's information.
-    seen["hand"] = sorted(hand, key=state.ruleset.card_order.__getitem__)
+    seen["hand"] = list(_sorted_hand(state, index))
     return seen

@@ -41,13 +41,23 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     db.init_app(app)
 
-    from service import cli, cross_site, errors, health, limits, security_headers, templating
+    from service import (
+        cli,
+        conditional,
+        cross_site,
+        errors,
+        health,
+        limits,
+        security_headers,
+        templating,
+    )
     from service.history import bp as history_bp
     from service.lobby import bp as lobby_bp
     from service.lobby.cli import games_cli
     from service.play import bp as play_bp
 
     templating.init_app(app)
+    conditional.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
     app.register_blueprint(errors.bp)

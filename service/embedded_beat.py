@@ -29,8 +29,7 @@ def sweep_command() -> None:
     # Every queued row, whatever its next attempt time: someone asked for it now.
     mail = delivery.sweep(due_by=utcnow() + timedelta(days=36500))
     click.echo(
-        f"turns started {len(report.turns_started)}, reminders {len(report.reminded)}, "
-        f"running late {len(report.told_late)}, vacation days {len(report.vacation)}, "
-        f"timeouts {len(report.timed_out)}, digests {len(digests)}; "
+        f"turns started {len(report.turns_started)}, games checked for deadlines "
+        f"{len(report.checked)}, digests {len(digests)}; "
         f"emails sent {mail.sent}, failed {mail.failed}, to retry {mail.retry}"
     )

@@ -27,5 +27,5 @@ def external_url(endpoint: str, **values: Any) -> str:
 
 def private_page_url(seat: Seat) -> str:
     """The signed link to a seat's private page, for its current token generation."""
-    token = tokens.make_private_token(seat.game_id, seat.seat, seat.token_generation)
+    token = tokens.make_private_token(seat.game_id, seat.letter, seat.token_generation)
     return external_url("play.private_page", token=token)

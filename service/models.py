@@ -130,6 +130,14 @@ class Game(SQLModel, table=True):
         sa.CheckConstraint("visibility IN ('public', 'unlisted')", name="visibility"),
         sa.CheckConstraint("days_per_move BETWEEN 1 AND 14", name="days_per_move"),
         sa.CheckConstraint("claims IN ('standard', 'advanced')", name="claims"),
+        # The deadline scan's search for turns whose start was lost (migration 0007): only the
+        # games whose turn start is pending are in it.
+        sa.Index(
+            "ix_games_unstarted_turn",
+            "turn_started_at",
+            postgresql_where=sa.text("turn_notified < current_turn"),
+            sqlite_where=sa.text("turn_notified < current_turn"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -197,17 +205,19 @@ class Game(SQLModel, table=True):
 
 
 class Seat(SQLModel, table=True):
-    """A player's place in a game: seat ``A`` (who created it) or ``B`` (who was invited)."""
+    """A player's place in a game: the first seat of the ruleset's order created the game, the
+    others were invited."""
 
     __tablename__ = "seats"
     __table_args__ = (
-        sa.UniqueConstraint("game_id", "seat", name="uq_seats_game_id_seat"),
-        sa.CheckConstraint("seat IN ('A', 'B')", name="seat"),
+        sa.UniqueConstraint("game_id", "letter", name="uq_seats_game_id_letter"),
+        sa.CheckConstraint("letter IN ('A', 'B', 'C')", name="letter"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id")
-    seat: str = Field(max_length=1)
+    letter: str = Field(max_length=1)
+    """Which seat this is, in the engine's words (``"A"``, ``"B"``, ``"C"``)."""
     player_id: int = Field(foreign_key="players.id", index=True)
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Links carry the generation they were made for; bumping it revokes all older links."""

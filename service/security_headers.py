@@ -4,9 +4,11 @@
   plain forms), no inline style (one static style sheet), no framing by anyone.
 - ``Referrer-Policy: no-referrer``: a signed link in the address bar must not travel to another
   site in a Referer header.
-- ``Cache-Control: no-store`` on every page a view renders (private pages, move links, "my
-  games" carry signed links that no shared cache or back button may keep); static files are
-  cached, addressed by their content's hash.
+- ``Cache-Control: no-store`` on every page a view renders (move links, "my games" carry
+  signed links that no shared cache or back button may keep), unless the view set its own
+  (``service.conditional``: the private page ``private, no-cache``, the public page
+  ``no-cache``, both revalidated by ETag); static files are cached, addressed by their
+  content's hash.
 - HSTS in production, where BASE_URL is https.
 """
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from flask import Flask, url_for
+from markupsafe import Markup, escape
 
 from engine.cards import COLOR_NAMES, describe, is_tactic, troop_parts
 
@@ -37,6 +41,37 @@ def card_face(code: str) -> CardFace:
     color, value = troop_parts(code)
     mark = SUIT_SYMBOLS.get(color, color)
     return CardFace(code=code, label=label, color=color, value=str(value), mark=mark)
+
+
+@functools.lru_cache(maxsize=1024)
+def card_html(code: str, extra: str = "") -> Markup:
+    """A card drawn in HTML (the pages' ``card`` in ``_cards.html``): Python rather than a Jinja
+    macro, because a page draws a few hundred of them and the set of cards is small."""
+    face = card_face(code)
+    classes = f"card card-{face.color}" + (f" {extra}" if extra else "")
+    mark = f'<span class="mark" aria-hidden="true">{escape(face.mark)}</span>' if face.mark else ""
+    return Markup(
+        f'<span class="{escape(classes)}" role="img" aria-label="{escape(face.label)}" '
+        f'title="{escape(face.label)}">\n  <span class="value" aria-hidden="true">'
+        f"{escape(face.value)}</span>{mark}\n</span>"
+    )
+
+
+def pieces_html(parts: Iterable[Any]) -> Markup:
+    """Words with small cards (``service.present.words`` pieces: ``kind`` "card" or "text")."""
+    inner = "".join(
+        card_html(part.value) if part.kind == "card" else f" {escape(part.value)} "
+        for part in parts
+    )
+    return Markup(f'<span class="pieces">{inner}</span>')
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def number_word(count: int) -> str:
+    """A small count in words, as a sentence says it: ``three``; digits from eleven on."""
+    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
 
 
 def utc_time(moment: datetime | None) -> str:
@@ -69,6 +104,11 @@ def init_app(app: Flask) -> None:
         return url_for("static", filename=filename, v=versions.get(filename, "0"))
 
     app.jinja_env.globals.update(
-        card_face=card_face, COLOR_NAMES=COLOR_NAMES, static_url=static_url
+        card_face=card_face,
+        card_html=card_html,
+        pieces_html=pieces_html,
+        COLOR_NAMES=COLOR_NAMES,
+        static_url=static_url,
     )
     app.jinja_env.filters["utc_time"] = utc_time
+    app.jinja_env.filters["number_word"] = number_word

@@ -4,9 +4,11 @@ that is what lets them be ``acks_late``."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 from celery import Task, shared_task
+from flask import current_app
 
 from service.mail import delivery
 from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
@@ -14,15 +16,17 @@ from service.turns import digest, scan, start
 
 
 @shared_task(name=DELIVER_TASK, bind=True, acks_late=True)
-def deliver(self: Task, outbox_id: int) -> str:  # type: ignore[type-arg]
-    """Send one outbox row if it is still queued, once. A temporary SMTP failure is recorded on
-    the row (its next attempt time) and the beat sweep retries it: no Celery retry here."""
-    # A worker keeps its SMTP connection between tasks; an eager run (in a web request) does not.
-    postman = None if self.request.is_eager else delivery.worker_postman()
-    try:
-        return delivery.deliver_one(outbox_id, postman).value
-    except delivery.TransientMailError:
-        return delivery.Outcome.RETRY.value
+def deliver(self: Task, *outbox_ids: int) -> dict[str, Any]:  # type: ignore[type-arg]
+    """Send these outbox rows (the rows of one commit) if they are still queued, each once, over
+    one SMTP connection; then, in a worker, the other rows never tried yet (at most
+    ``MAIL_SWEEP_BATCH``), so that a backlog goes in batches and the tasks queued behind this
+    one find their rows taken. A temporary SMTP failure is recorded on the row (its next attempt
+    time) and the beat sweep retries it: no Celery retry here."""
+    if self.request.is_eager:  # in a web request: its own connection, only its own rows
+        return asdict(delivery.deliver_rows(outbox_ids))
+    # A worker keeps its SMTP connection between tasks.
+    drain = int(current_app.config["MAIL_SWEEP_BATCH"])
+    return asdict(delivery.deliver_rows(outbox_ids, delivery.worker_postman(), drain=drain))
 
 
 @shared_task(name=SWEEP_TASK, bind=True, acks_late=True)
@@ -45,10 +49,18 @@ def start_turn(game_id: int, turn: int) -> str:
 
 @shared_task(name=scan.SCAN_TASK, acks_late=True)
 def scan_deadlines() -> dict[str, Any]:
-    """Reminders, running-late notes, vacation days and timeouts due now, and lost turn starts
-    (the beat schedule runs this every minute). Idempotent: each game is changed under its lock
-    and only when its ``next_check_at`` has come."""
+    """Find the games where a reminder, a running-late note, a vacation day or a timeout is due
+    now and queue a ``check_game`` for each; start lost turns (the beat schedule runs this every
+    minute)."""
     return asdict(scan.scan_deadlines())
+
+
+@shared_task(name=scan.CHECK_TASK, acks_late=True)
+def check_games(now: str, *game_ids: int) -> dict[int, str]:
+    """Do what is due in each game at the scan's moment ``now`` (ISO 8601), one transaction per
+    game. Idempotent: what was done is recorded on the game row in the same transaction."""
+    moment = datetime.fromisoformat(now)
+    return {game_id: scan.check_game(game_id, moment).value for game_id in game_ids}
 
 
 @shared_task(name=digest.DIGEST_TASK, acks_late=True)

@@ -4,30 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.rulesets import get_ruleset
+from engine.state import GameState
+
 
 def render_board(seen: dict[str, Any]) -> str:
-    """A view (engine.view or engine.public_view) as lines of text, one flag a line."""
+    """A view (engine.view or engine.public_view) as lines of text, one flag a line: the first
+    seat of the flag's pair on the left, the second on the right, and a heading line wherever
+    the pair changes (once with two players; once per row of the three-player ring)."""
     lines = []
+    rs = get_ruleset(seen["ruleset"])
+    flags = seen["flags"]
+    pairs = [rs.flag_seats(f["flag"] - 1) for f in flags]
     width = max(
-        [len(" ".join(f["A"])) for f in seen["flags"]]
-        + [len(" ".join(f["B"])) for f in seen["flags"]]
+        [len(" ".join(f[left])) for f, (left, _) in zip(flags, pairs, strict=True)]
+        + [len(" ".join(f[right])) for f, (_, right) in zip(flags, pairs, strict=True)]
         + [5]
     )
-    lines.append(f"{'A':>{width}}  flag  B")
-    for f in seen["flags"]:
+    heading: tuple[str, str] | None = None
+    for f, (left, right) in zip(flags, pairs, strict=True):
+        if heading != (left, right):
+            heading = (left, right)
+            lines.append(f"{left:>{width}}  flag  {right}")
         mark = f"[{f['claimed_by']}]" if f["claimed_by"] else "   "
         env = " ".join(f"{card}({side})" for card, side in f["env_sides"].items())
         lines.append(
-            f"{' '.join(f['A']):>{width}}  {f['flag']:>2}{mark} {' '.join(f['B'])}"
+            f"{' '.join(f[left]):>{width}}  {f['flag']:>2}{mark} {' '.join(f[right])}"
             + (f"   <{env}>" if env else "")
         )
     decks = seen["decks"]
+    held = ", ".join(f"{seat} {n}" for seat, n in seen["flags_held"].items())
+    played = ", ".join(f"{seat} {n}" for seat, n in seen["tactics_played"].items())
     lines.append(
         f"decks: troops {decks['troops']}, tactics {decks['tactics']}   "
-        f"flags: A {seen['flags_held']['A']}, B {seen['flags_held']['B']}   "
-        f"tactics played: A {seen['tactics_played']['A']}, B {seen['tactics_played']['B']}"
+        f"flags: {held}   tactics played: {played}"
     )
-    for seat in ("A", "B"):
+    for seat in rs.seats:
         if seen["discards"][seat]:
             lines.append(f"discards {seat}: {' '.join(seen['discards'][seat])}")
     if "hand" in seen:
@@ -38,10 +50,9 @@ def render_board(seen: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def describe_result(seen: dict[str, Any]) -> str:
-    """'A wins by breakthrough', 'draw (stalemate)' or 'A to move'."""
-    if seen["result"] is None:
-        return f"{seen['to_move']} to move ({seen['phase']})"
-    if seen["winner"] is None:
-        return f"draw ({seen['result']})"
-    return f"{seen['winner']} wins by {seen['result']}"
+def describe_result(state: GameState) -> str:
+    """'A wins by breakthrough', 'draw (stalemate)', 'draw between B and C (resignation)' or
+    'A to move (start)'."""
+    if state.result is None:
+        return f"{state.to_move} to move ({state.phase.value})"
+    return state.result.describe(state.ruleset.seats)

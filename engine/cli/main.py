@@ -12,7 +12,7 @@ from engine.cli.play import play
 from engine.cli.replay import run_legal, run_replay
 from engine.deal import deal_from_seed, seed_commitment
 from engine.record import GameRecord
-from engine.rulesets import RULESETS, ClaimTiming, get_ruleset
+from engine.rulesets import RULESETS, SEATS, ClaimTiming, get_ruleset
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         "--random",
         action="append",
         default=[],
-        choices=["A", "B"],
-        help="this seat is played by a random mover (repeatable)",
+        choices=list(SEATS),
+        help="this seat is played by a random mover (repeatable; C with three players)",
     )
     play.add_argument("--save", default=None, help="write the game record to this file")
     deal = sub.add_parser("deal", help="re-deal a game from its revealed seed, to verify it (R3)")
@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         out["cut"] = dealt.describe_cut()
         print(json.dumps(out))
         return 0
+    strangers = set(args.random) - set(ruleset.seats)
+    if strangers:
+        _parser().error(f"{ruleset.title} has no seat {', '.join(sorted(strangers))}")
     seed = args.seed or secrets.token_hex(8)
     play(ruleset, claims, seed, set(args.random), input, sys.stdout, args.save)
     return 0

@@ -9,14 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from engine.apply import apply
+from engine.claims import claim_proofs
 from engine.cli.board import describe_result, render_board
 from engine.deal import deal_from_seed, start
 from engine.errors import EngineError
+from engine.legal import legal_moves
 from engine.moves import Action, Move, parse_move
 from engine.record import GameRecord
-from engine.rules import apply, claim_proofs, legal_moves
 from engine.rulesets import ClaimTiming, Ruleset
-from engine.state import SEATS, GameState, Seat
+from engine.state import GameState, Seat
 from engine.view import view
 
 HELP = """Type the number of a move from the list, or the move itself in notation (R7>3,
@@ -102,8 +104,8 @@ def play(
             out.write(f"error: {e}\n")
             continue
         moves.append(str(move))
-    seen = view(state, SEATS[0])
-    out.write("\n" + render_board(seen) + "\n" + describe_result(seen) + "\n")
+    seen = view(state, ruleset.seats[0])
+    out.write("\n" + render_board(seen) + "\n" + describe_result(state) + "\n")
     if save:
         record = GameRecord(ruleset, claims, dealt, tuple(moves), {"seed": seed})
         Path(save).write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")

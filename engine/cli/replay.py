@@ -8,8 +8,8 @@ from typing import Any, TextIO
 
 from engine.cli.board import describe_result, render_board
 from engine.errors import EngineError, InvalidRecordError
+from engine.legal import legal_moves
 from engine.record import GameRecord, ReplayError, replay
-from engine.rules import legal_moves
 from engine.state import SEATS, GameState
 from engine.view import public_view
 
@@ -24,26 +24,42 @@ def load_record(path: str) -> GameRecord:
 
 
 def final_position_json(state: GameState) -> dict[str, Any]:
-    """The `replay --json` object of FORMATS.md."""
+    """The `replay --json` object of FORMATS.md.
+
+    Three-player additions (FORMATS.md, V6): each flag names its pair under ``"seats"`` and
+    holds its cards under those two seats' keys; a shared draw's ``winner`` is the list of the
+    seats that share it. With two players a draw's ``winner`` is ``null``.
+    """
+    rs = state.ruleset
+    seats = rs.seats
+    flags = []
+    for i, f in enumerate(state.flags):
+        pair = rs.flag_seats(i)
+        flag: dict[str, Any] = {
+            "flag": i + 1,
+            "claimed_by": None if f.claimed_by is None else SEATS[f.claimed_by],
+        }
+        if rs.players > 2:
+            flag["seats"] = list(pair)
+        for seat, cards in zip(pair, f.cards, strict=True):
+            flag[seat] = list(cards)
+        flag["env"] = [card for card, _ in f.env]
+        flags.append(flag)
+    winner: str | list[str] | None = None
+    if state.result is not None:
+        winner = state.result.winner
+        if winner is None and rs.players > 2:
+            winner = list(state.result.draw_between)
     return {
         "ok": True,
         "to_move": None if state.result else state.to_move,
-        "winner": state.result.winner if state.result else None,
+        "winner": winner,
         "result": state.result.termination.value if state.result else None,
-        "flags": [
-            {
-                "flag": i + 1,
-                "claimed_by": None if f.claimed_by is None else SEATS[f.claimed_by],
-                "A": list(f.cards[0]),
-                "B": list(f.cards[1]),
-                "env": [card for card, _ in f.env],
-            }
-            for i, f in enumerate(state.flags)
-        ],
-        "hands": {s: list(state.hands[i]) for i, s in enumerate(SEATS)},
+        "flags": flags,
+        "hands": {s: list(state.hands[i]) for i, s in enumerate(seats)},
         "decks": {"troops": len(state.troop_deck), "tactics": len(state.tactics_deck)},
-        "discards": {s: list(state.discards[i]) for i, s in enumerate(SEATS)},
-        "tactics_played": {s: state.tactics_played[i] for i, s in enumerate(SEATS)},
+        "discards": {s: list(state.discards[i]) for i, s in enumerate(seats)},
+        "tactics_played": {s: state.tactics_played[i] for i, s in enumerate(seats)},
     }
 
 
@@ -71,8 +87,8 @@ def run_replay(path: str, as_json: bool, out: TextIO) -> int:
         out.write(json.dumps(final_position_json(state)) + "\n")
     else:
         seen = public_view(state)
-        seen["hands"] = {s: list(state.hands[i]) for i, s in enumerate(SEATS)}
-        out.write(render_board(seen) + "\n" + describe_result(seen) + "\n")
+        seen["hands"] = {s: list(state.hands[i]) for i, s in enumerate(state.ruleset.seats)}
+        out.write(render_board(seen) + "\n" + describe_result(state) + "\n")
     return 0
 
 

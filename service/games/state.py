@@ -216,7 +216,28 @@ def apply_moves(
     written then.
     """
     game = store.lock_game(session, game_id)
-    state = load_state(session, game)
+    return apply_to_locked(
+        session, game, load_state(session, game), seat, expected_ply, moves,
+        now=now, by_server=by_server,
+    )  # fmt: skip
+
+
+def apply_to_locked(
+    session: Session,
+    game: Game,
+    state: engine.GameState,
+    seat: str,
+    expected_ply: int,
+    moves: Sequence[engine.Move | str],
+    *,
+    now: datetime | None = None,
+    by_server: bool = False,
+) -> tuple[engine.GameState, list[engine.Event]]:
+    """``apply_moves`` for a caller that already holds the game's row lock (``store.lock_game``
+    in this transaction) and its current position ``state``: the start of a turn and the
+    deadline check read them anyway, and neither is read twice."""
+    assert game.id is not None
+    game_id = game.id
     parsed = parse_moves(moves, seat, state.ruleset)
     if expected_ply != state.ply:
         raise _stale_or_repeated(session, game_id, expected_ply, parsed, state.ply)

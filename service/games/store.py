@@ -5,8 +5,11 @@ Functions take the caller's session and never commit: the caller's ``session_sco
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
 
+import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select, update
 
@@ -61,14 +64,51 @@ def get_game_by_public_id(session: Session, public_id: str) -> Game:
     return game
 
 
+SEATS_KEY = "battleline.seats"
+"""Where a session keeps the seats it loaded, by game id (``seats_of``)."""
+
+
 def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
-    """The seats of a game with their players, by seat letter."""
+    """The seats of a game with their players, by seat letter, in seat order.
+
+    Loaded once per session (a request): seats are made with their game and never deleted, and
+    the rows are the session's own objects, so a change to a seat shows through. The cache is
+    dropped when the session flushes a new seat, commits or rolls back."""
+    cache: dict[int, dict[str, tuple[Seat, Player]]] = session.info.setdefault(SEATS_KEY, {})
+    if game_id not in cache:
+        cache.update(seats_of_games(session, [game_id]))
+    return cache.get(game_id, {})
+
+
+def seats_of_games(
+    session: Session, game_ids: Sequence[int]
+) -> dict[int, dict[str, tuple[Seat, Player]]]:
+    """The seats of many games with their players, in one query: by game id, then seat letter
+    (in seat order)."""
+    if not game_ids:
+        return {}
     rows = session.exec(
         select(Seat, Player)
         .join(Player, col(Player.id) == col(Seat.player_id))
-        .where(Seat.game_id == game_id)
+        .where(col(Seat.game_id).in_(list(game_ids)))
+        .order_by(col(Seat.game_id), col(Seat.letter))
     ).all()
-    return {seat.seat: (seat, player) for seat, player in rows}
+    found: dict[int, dict[str, tuple[Seat, Player]]] = {}
+    for seat, player in rows:
+        found.setdefault(seat.game_id, {})[seat.letter] = (seat, player)
+    return found
+
+
+@sa.event.listens_for(Session, "after_flush")
+def _forget_seats_after_new_ones(session: Session, _context: object) -> None:
+    if any(isinstance(row, Seat) for row in session.new):
+        session.info.pop(SEATS_KEY, None)
+
+
+@sa.event.listens_for(Session, "after_commit")
+@sa.event.listens_for(Session, "after_rollback")
+def _forget_seats(session: Session) -> None:
+    session.info.pop(SEATS_KEY, None)
 
 
 def find_player(session: Session, email: str) -> Player | None:
@@ -148,19 +188,35 @@ def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any
     session.flush()
 
 
-def moves_from(session: Session, game_id: int, first: int, end: int) -> list[MoveEntry]:
+class LogEntry(NamedTuple):
+    """One entry of the move log, as read (no ORM object: pages list a hundred of them)."""
+
+    ply: int
+    seat: str
+    notation: str
+    created_at: datetime
+
+
+_LOG_COLUMNS = (
+    col(MoveEntry.ply),
+    col(MoveEntry.seat),
+    col(MoveEntry.notation),
+    col(MoveEntry.created_at),
+)
+
+
+def moves_from(session: Session, game_id: int, first: int, end: int) -> list[LogEntry]:
     """The log entries of plies ``first`` to ``end - 1``, in order."""
-    return list(
-        session.exec(
-            select(MoveEntry)
-            .where(
-                MoveEntry.game_id == game_id,
-                col(MoveEntry.ply) >= first,
-                col(MoveEntry.ply) < end,
-            )
-            .order_by(col(MoveEntry.ply))
-        ).all()
-    )
+    rows = session.exec(
+        select(*_LOG_COLUMNS)
+        .where(
+            MoveEntry.game_id == game_id,
+            col(MoveEntry.ply) >= first,
+            col(MoveEntry.ply) < end,
+        )
+        .order_by(col(MoveEntry.ply))
+    ).all()
+    return [LogEntry(*row) for row in rows]
 
 
 def append_move(session: Session, game_id: int, ply: int, seat: str, notation: str) -> MoveEntry:
@@ -172,10 +228,9 @@ def append_move(session: Session, game_id: int, ply: int, seat: str, notation: s
     return entry
 
 
-def move_log(session: Session, game_id: int) -> list[MoveEntry]:
+def move_log(session: Session, game_id: int) -> list[LogEntry]:
     """Every log entry of a game, in order."""
-    return list(
-        session.exec(
-            select(MoveEntry).where(MoveEntry.game_id == game_id).order_by(col(MoveEntry.ply))
-        ).all()
-    )
+    rows = session.exec(
+        select(*_LOG_COLUMNS).where(MoveEntry.game_id == game_id).order_by(col(MoveEntry.ply))
+    ).all()
+    return [LogEntry(*row) for row in rows]

@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select
 import engine
 from service import tokens
 from service.games import store
-from service.links import external_url, private_page_url
-from service.models import Game, GameStatus, Player, Seat, Visibility, utcnow
+from service.links import external_url
+from service.models import Game, GameStatus, Player, Visibility, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.player_fields import check_email
@@ -81,39 +81,6 @@ def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:
     return player
 
 
-def games_of(session: Session, player: Player) -> list[dict[str, Any]]:
-    """The player's games, newest first, each with its private link. No seed, no hand."""
-    rows = session.exec(
-        select(Game, Seat)
-        .join(Seat, col(Seat.game_id) == col(Game.id))
-        .where(Seat.player_id == player.id)
-        .order_by(col(Game.updated_at).desc(), col(Game.id).desc())
-    ).all()
-    games = []
-    for game, seat in rows:
-        assert game.id is not None
-        seats = store.seats_of(session, game.id)
-        other = "B" if seat.seat == "A" else "A"
-        # The game row says whose turn it is: no position is read for a list.
-        to_move = game.to_move if game.status == GameStatus.ACTIVE else None
-        games.append(
-            {
-                "ruleset_title": engine.get_ruleset(game.ruleset).title,
-                "status": game.status,
-                "seat": seat.seat,
-                "opponent": seats[other][1].display_name if other in seats else "?",
-                "your_turn": to_move == seat.seat,
-                "to_move": to_move,
-                "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
-                "result": game.result,
-                "private_url": private_page_url(seat),
-                "public_id": game.public_id,
-                "updated_at": game.updated_at,
-            }
-        )
-    return games
-
-
 def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
     """Games listed for anyone to watch (public ones being played or finished), newest first."""
     rows = session.exec(
@@ -125,14 +92,16 @@ def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
         .order_by(col(Game.updated_at).desc(), col(Game.id).desc())
         .limit(limit)
     ).all()
+    seats = store.seats_of_games(session, [game.id for game in rows if game.id is not None])
     listed = []
     for game in rows:
         assert game.id is not None
-        names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+        names = {s: p.display_name for s, (_, p) in seats.get(game.id, {}).items()}
         listed.append(
             {
                 "public_id": game.public_id,
                 "players": names,
+                "title": " vs ".join(names.values()),
                 "ruleset_title": engine.get_ruleset(game.ruleset).title,
                 "status": game.status,
                 "result": game.result,

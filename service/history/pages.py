@@ -17,7 +17,8 @@ from service.games import store
 from service.games.records import game_record
 from service.games.state import check_rules_version, state_at
 from service.models import Game, GameStatus
-from service.play.pages import log_rows, names_of
+from service.present.board import board_of
+from service.present.move_list import log_rows, names_of
 from service.refusal import Refusal
 
 
@@ -62,20 +63,17 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     assert state is not None and final is not None
     entries = store.move_log(session, game.id)
     finished = game.status == GameStatus.FINISHED
-    seen = engine.public_view(state)
+    # R3: once the game is over nothing is secret: the view of any position holds the hands.
+    seen = engine.spectator_view(state, reveal=finished)
     names = names_of(store.seats_of(session, game.id))
-    hands = None
-    if finished:
-        # R3: after the end nothing is secret; each seat's own view gives its hand.
-        hands = {seat: engine.view(state, seat)["hand"] for seat in names}
     return {
         "view": seen,
-        "hands": hands,
+        "sides": board_of(seen, None),
         "ply": ply,
         "last": last,
         "moves": log_rows(entries, state.ruleset, names, reader=None, finished=finished),
         "finished": finished,
-        "final": engine.public_view(final),
+        "final": seen if final is state else engine.spectator_view(final),
     }
 
 

@@ -3,11 +3,12 @@ makes a link and mails it (an outbox row; no game changes)."""
 
 from __future__ import annotations
 
-from flask import current_app, jsonify, redirect, render_template, request, url_for
+from flask import current_app, jsonify, make_response, redirect, render_template, request, url_for
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import tokens
+from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
 from service.db import session_scope
 from service.games import store
@@ -19,7 +20,6 @@ from service.games.preferences import (
 from service.history import bp
 from service.history.my_games import (
     EmailFormError,
-    games_of,
     player_for_token,
     public_games,
     send_my_games_link,
@@ -27,6 +27,7 @@ from service.history.my_games import (
 from service.history.pages import public_page_context, record_json
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
+from service.present.game_lists import player_games
 from service.present.summaries import load_summary
 from service.refusal import Refusal
 from service.signin import sign_in, sign_out, signed_in_player
@@ -35,16 +36,23 @@ MAX_EMAIL_FIELD = 320
 
 
 @bp.get("/games/<public_id>")
-def public_page(public_id: str) -> str:
+def public_page(public_id: str) -> Response | str:
     """A game's public page: before the deal its settings and players; after it the board at
     ``?ply=``, the move list and the replay."""
+    ply = request.args.get("ply")
     with session_scope() as session:
         game = store.get_game_by_public_id(session, public_id)
+        etag = page_etag("public", game.id, ply, game.ply, game.status, game.updated_at)
+        unchanged = not_modified(etag, PUBLIC)
+        if unchanged is not None:
+            return unchanged
         summary = load_summary(session, game)
         if game.deal is None:
-            return render_template("games/public.html", game=summary)
-        context = public_page_context(session, game, request.args.get("ply"))
-    return render_template("history/public.html", game=summary, **context)
+            page = render_template("games/public.html", game=summary)
+        else:
+            context = public_page_context(session, game, ply)
+            page = render_template("history/public.html", game=summary, **context)
+    return tagged(make_response(page), etag, PUBLIC)
 
 
 def error_json(error: Refusal) -> Response:
@@ -88,7 +96,7 @@ def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: 
     return render_template(
         "history/my_games.html",
         name=player.display_name,
-        games=games_of(session, player),
+        games=player_games(session, player),
         signed_in=signed_in,
         defaults=player_defaults(player),
         token=token,

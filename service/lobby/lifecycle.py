@@ -107,7 +107,7 @@ def _add_seats(
         players[letter] = player = store.find_or_add_player(session, email, name)
         assert player.id is not None
         seats[letter] = Seat(
-            game_id=game.id, seat=letter, player_id=player.id, accepted=letter == "A"
+            game_id=game.id, letter=letter, player_id=player.id, accepted=letter == "A"
         )
         session.add(seats[letter])
     session.flush()
@@ -123,7 +123,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
     errors of ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
-    if seat.seat != "A":
+    if seat.letter != "A":
         raise InvitationError("Only the player who started this game can send its invitation.", 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(f"This game is {game.status}: there is no invitation to send.", 409)
@@ -137,7 +137,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
 
 
 def _check_invitation(game: Game, seat: Seat, verb: str) -> None:
-    if seat.seat != "B":
+    if seat.letter != "B":
         raise InvitationError(f"Only the invited player can {verb} this invitation.", 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(

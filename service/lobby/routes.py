@@ -107,10 +107,10 @@ def _invitation_page(token: str, answer: str) -> str:
     return render_template(
         "games/invitation.html",
         game=summary,
-        seat=seat.seat,
+        seat=seat.letter,
         token=token,
         answer=answer,
-        can_answer=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+        can_answer=seat.letter == "B" and summary["status"] == GameStatus.INVITED,
     )
 
 

@@ -1,46 +1,64 @@
-"""Sending outbox rows through Flask-Mail: every email reaches the SMTP server, and only once
-except in one narrow window, where a repeat carries the same Message-ID and bytes.
+"""Sending outbox rows to the SMTP server: every email reaches it, and only once except in one
+narrow window, where a repeat carries the same Message-ID and bytes.
 
-One delivery is three steps, and no database transaction is open while the worker talks to the
-SMTP server:
+Rows go in batches: a ``deliver`` task takes the rows of one commit (and then the other rows never
+tried, ``deliver_rows``), a sweep the rows that are due, and each sends them one after the other
+over one SMTP connection. One delivery is three steps, and no database transaction is open while
+the worker talks to the SMTP server:
 
-1. **Claim** (one short transaction): the row, if it is ``queued`` (or ``sending`` under a claim
-   older than ``MAIL_SENDING_LEASE_S``), is locked with ``SELECT ... FOR UPDATE SKIP LOCKED``
-   (PostgreSQL; on SQLite every transaction begins with ``BEGIN IMMEDIATE``) and set to
-   ``sending`` with ``claimed_at`` and ``attempts + 1``; commit. Other workers leave it alone.
-2. **Send** the row's stored bytes (``OutboxMessage.mime``, Message-ID included; never rebuilt).
-   The worker stops the exchange a little before its lease runs out (``_SMTP``), so two workers
-   never talk to the server about one row at the same time.
-3. **Record** the result, each in its own short transaction: ``sent`` right after the server's
-   250 (tried again a few times on a database error: it is idempotent); back to ``queued`` with
-   its next attempt time after a temporary failure; ``failed`` after a permanent 5xx (and the
-   address marked bouncing).
+1. **Claim** (one short transaction for up to ``CLAIM_BATCH`` rows; a single row until the server
+   accepted one of the batch, so that a server that is down costs one row's attempt): each row,
+   if it is ``queued`` (or ``sending`` under a claim older than ``MAIL_SENDING_LEASE_S``), is
+   locked with ``SELECT ... FOR UPDATE SKIP LOCKED`` (PostgreSQL; on SQLite every transaction
+   begins with ``BEGIN IMMEDIATE``) and set to ``sending`` with ``claimed_at`` and ``attempts +
+   1``; commit. Other workers leave these rows alone.
+2. **Send** each row's stored bytes (``OutboxMessage.mime``, Message-ID included; never rebuilt).
+   The worker stops an exchange a little before the row's lease runs out (``_SMTP``), so two
+   workers never talk to the server about one row at the same time, and a row not started
+   within half its lease is given back (``_release``: queued as before its claim).
+3. **Record** each result in a short transaction: ``sent`` after the server's 250, by a recorder
+   thread (``_Recorder``) while the worker sends the next row, in the first transaction that
+   begins after that 250 (rows accepted while one commit runs go together in the next; tried
+   again a few times on a database error: it is idempotent); back to ``queued`` with its next
+   attempt time after a temporary failure; ``failed`` after a permanent 5xx (and the address
+   marked bouncing), both at once. A refusal of one row (4xx or 5xx to its recipient or its
+   message) does not stop the batch; a failure of the server (the connection lost or refused, a
+   timeout, a 421, our sender or login refused) or of the database does: the rows claimed and
+   not tried are given back, and wait for the sweep.
 
 The guarantee. The SMTP server accepts each email exactly once, except when the worker dies, or
 loses its connection to the SMTP server (also by a timeout) or to the database, between sending
-the end of the message body (the final ".") and the commit of ``sent``: the server may then have
-accepted the email while the row still says ``sending`` (or ``queued`` again, after a lost
-reply). The row is then sent again, after the lease (or its backoff), with the same Message-ID
-and bytes, so a receiver can drop the repeat. A worker lost at any other point leaves a
-``queued`` row, or a ``sending`` row the server never accepted, and that row is sent once, later.
-No email is lost: the sweep puts a ``sending`` row whose lease is over back in the queue
-(``reclaim_expired``). tests/worker/test_kill_points.py kills a worker at 20 points.
+the end of a message body (the final ".") and the commit of that row's ``sent``: the server may
+then have accepted the email while the row still says ``sending`` (or ``queued`` again, after a
+lost reply). The row is then sent again, after the lease (or its backoff), with the same
+Message-ID and bytes, so a receiver can drop the repeat. As ``sent`` is committed while the next
+row goes, up to ``UNRECORDED_MAX`` rows of a batch can be in that window at one moment (the row
+being sent and the rows whose ``sent`` is not committed yet; the worker waits for the recorder
+before going further): a worker lost then can have that many rows sent twice, each with its own
+Message-ID, never any other row. A worker lost at any other point leaves ``queued`` rows, or
+``sending`` rows the server never accepted, and each is sent once, later. No email is lost: the
+sweep puts a ``sending`` row whose lease is over back in the queue (``reclaim_expired``).
+tests/worker/test_kill_points.py kills a worker at 20 points of one delivery,
+tests/worker/test_delivery_batches.py in the middle of batches.
 
-Retries. The ``deliver`` task makes one attempt; the beat sweep (every ``MAIL_SWEEP_EVERY_S``) is
+Retries. A delivery makes one attempt at a row; the beat sweep (every ``MAIL_SWEEP_EVERY_S``) is
 the only retry. After a temporary failure a row waits ``backoff`` (capped at
-``MAIL_RETRY_BACKOFF_MAX_S``); a sweep stops at its first temporary failure (one probe per sweep
-while the server is down), and the first success after failures makes every waiting row due at
-once (``pull_forward``). So mail flows again at most ``MAIL_RETRY_BACKOFF_MAX_S +
+``MAIL_RETRY_BACKOFF_MAX_S``); a sweep stops at its first failure of the server (one probe per
+sweep while the server is down), and the first success after failures makes every waiting row due
+at once (``pull_forward``). So mail flows again at most ``MAIL_RETRY_BACKOFF_MAX_S +
 MAIL_SWEEP_EVERY_S`` (plus the sweep's own run) after the server's return.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import logging
+import re
 import smtplib
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -51,10 +69,9 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import Session
 
-from service.db import session_scope
+from service.db import get_engine, session_scope
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
-from service.outbox.mime import stored_message
 from service.outbox.models import OutboxMessage, OutboxStatus
 
 if TYPE_CHECKING:
@@ -114,6 +131,8 @@ def _permanent(error: BaseException) -> Refused | None:
             )
             return Refused(reason=f"recipient refused: {detail}", bounce=True)
         return None
+    if isinstance(error, UnicodeError):
+        return Refused(reason=f"cannot be sent (not ASCII): {error}", bounce=False)
     if isinstance(error, smtplib.SMTPDataError) and error.smtp_code >= 500:
         raw = error.smtp_error
         text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
@@ -135,7 +154,9 @@ class _SMTP(smtplib.SMTP):
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise LeaseEnding("the claim's lease is nearly over: stopped talking to the server")
-        self.sock.settimeout(min(self.timeout, left))
+        wanted = min(self.timeout, left)
+        if self.sock.gettimeout() != wanted:  # far from the deadline: no system call
+            self.sock.settimeout(wanted)
 
     def send(self, s: ReadableBuffer | str) -> None:
         self._bound()
@@ -158,22 +179,53 @@ class _SMTPSSL(_SMTP, smtplib.SMTP_SSL):
 _STALE_CONNECTION = (smtplib.SMTPServerDisconnected, ConnectionResetError, BrokenPipeError)
 
 
+_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+")
+"""An ASCII address with no name, which Flask-Mail's ``sanitize_address`` leaves as it is."""
+
+
+def envelope_address(address: str) -> str:
+    """An address for MAIL FROM or RCPT TO, as Flask-Mail would give it (IDNA domain, encoded
+    name). Raises UnicodeError for an address no server could take (a non-ASCII local part)."""
+    if _PLAIN_ADDRESS.fullmatch(address):
+        return address
+    return _sanitized(address)
+
+
+@functools.lru_cache(maxsize=64)
+def _sanitized(address: str) -> str:
+    return flask_mail.sanitize_address(address)
+
+
+@dataclass(frozen=True)
+class Wire:
+    """A stored message as the server gets it: the envelope and the row's bytes, unchanged."""
+
+    sender: str
+    recipient: str
+    data: bytes
+
+
 class Postman:
-    """One SMTP connection, opened on the first send and reused until an error, ``close``, or
-    ``keepalive_s`` idle seconds (servers drop idle clients; Postfix after 300 s)."""
+    """One SMTP connection, opened on the first send and reused until a failure (but a refusal
+    of one message), ``close``, or ``keepalive_s`` idle seconds (servers drop idle clients;
+    Postfix after 300 s).
+
+    It hands the stored bytes to smtplib itself: Flask-Mail's ``Connection.send`` would build a
+    ``Message`` for each (a Message-ID and a DNS lookup of our own name each time, the addresses
+    encoded again) only to send the same bytes, a quarter of an exchange's time on loopback.
+    ``MAIL_SUPPRESS_SEND`` sends nothing, as there."""
 
     def __init__(self, keepalive_s: float = 0.0) -> None:
-        self._connection: flask_mail.Connection | None = None
+        self._host: _SMTP | None = None
+        self._open_ = False
         self._last_used = 0.0
         self._data_begun = False
         self.keepalive_s = keepalive_s
 
-    def _open(self, deadline: float | None) -> flask_mail.Connection:
+    def _open(self, deadline: float | None) -> _SMTP | None:
         state = current_app.extensions["mail"]
-        connection = flask_mail.Connection(state)
         if state.suppress:
-            connection.host = None
-            return connection
+            return None
         # Flask-Mail's own configure_host sets no timeout: a stuck server would hold a worker.
         timeout = float(current_app.config["MAIL_TIMEOUT_S"])
         host = _SMTPSSL(timeout=timeout) if state.use_ssl else _SMTP(timeout=timeout)
@@ -187,20 +239,20 @@ class Postman:
         except BaseException:
             host.close()
             raise
-        connection.host = host
-        return connection
+        return host
 
-    def send(self, message: flask_mail.Message, *, deadline: float | None = None) -> None:
-        """Send one message; any error closes the connection (the next send reconnects).
+    def send(self, message: Wire, *, deadline: float | None = None) -> None:
+        """Send one message; an error closes the connection (the next send reconnects), but for
+        a refusal of this message or its recipient alone (``_row_only``).
 
         A kept connection that the server dropped is replaced once, at once, if it failed before
         the message's DATA command (after it, the server may have the message). ``deadline``
         (``time.monotonic()``) ends the exchange with LeaseEnding when it comes.
         """
         now = time.monotonic()
-        if self._connection is not None and now - self._last_used > self.keepalive_s:
+        if self._open_ and now - self._last_used > self.keepalive_s:
             self.close()
-        reused = self._connection is not None
+        reused = self._open_
         try:
             self._send(message, deadline)
         except _STALE_CONNECTION:
@@ -209,34 +261,36 @@ class Postman:
             self._send(message, deadline)
         self._last_used = time.monotonic()
 
-    def _send(self, message: flask_mail.Message, deadline: float | None) -> None:
+    def _send(self, message: Wire, deadline: float | None) -> None:
         self._data_begun = False
-        if self._connection is None:
-            self._connection = self._open(deadline)
-        host = self._connection.host
-        if isinstance(host, _SMTP):
-            host.deadline = deadline
-            host.data_begun = False
+        if not self._open_:
+            self._host = self._open(deadline)
+            self._open_ = True
+        host = self._host
+        if host is None:
+            return  # MAIL_SUPPRESS_SEND
+        host.deadline = deadline
+        host.data_begun = False
         try:
-            self._connection.send(message)
-        except BaseException:
-            self._data_begun = isinstance(host, _SMTP) and host.data_begun
-            self.close()
+            host.sendmail(message.sender, [message.recipient], message.data)
+        except BaseException as error:
+            self._data_begun = host.data_begun
+            if not _row_only(error):  # a refusal of this row alone: smtplib reset the session
+                self.close()
             raise
         finally:
-            if isinstance(host, _SMTP):
-                host.deadline = None
-                if host.sock is not None:
-                    host.sock.settimeout(host.timeout)  # a kept connection: timeout alone again
+            host.deadline = None
+            if host.sock is not None and host.sock.gettimeout() != host.timeout:
+                host.sock.settimeout(host.timeout)  # a kept connection: timeout alone again
 
     def close(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is None or connection.host is None:
+        host, self._host, self._open_ = self._host, None, False
+        if host is None:
             return
         try:
-            connection.host.quit()
+            host.quit()
         except (smtplib.SMTPException, OSError):
-            connection.host.close()
+            host.close()
 
     def __enter__(self) -> Postman:
         return self
@@ -257,8 +311,13 @@ def worker_postman() -> Postman:
     """The connection a worker process keeps between its deliveries (``MAIL_KEEPALIVE_S``)."""
     global _worker_postman
     if _worker_postman is None:
-        _worker_postman = Postman(float(current_app.config["MAIL_KEEPALIVE_S"]))
+        _worker_postman = kept_postman()
     return _worker_postman
+
+
+def kept_postman() -> Postman:
+    """A connection kept from one row to the next (``MAIL_KEEPALIVE_S``): a batch's."""
+    return Postman(float(current_app.config["MAIL_KEEPALIVE_S"]))
 
 
 def backoff(attempts: int) -> timedelta:
@@ -294,6 +353,15 @@ class Claim:
     deadline: float
     """``time.monotonic()`` at which the exchange stops: a tenth of the lease (at most 5 s) before
     the lease ends, to leave time for recording the result."""
+    start_by: float = float("inf")
+    """``time.monotonic()`` after which the row, if not started yet, is released rather than
+    sent (half the lease): a batch's later rows still get most of their lease."""
+
+
+CLAIM_BATCH = 20
+"""The most rows claimed in one transaction (by a deliver task, a sweep or a drain) and sent one
+after the other over one SMTP connection: one commit for several rows, and few enough that two
+workers share a backlog and that the last row of a claim starts well within its lease."""
 
 
 # The statements of a delivery, built once (building them per call cost more than running them).
@@ -305,43 +373,58 @@ _PICK = _CANDIDATE.c
 
 
 _CLAIMED = ("id", "attempts", "player_id", "recipient", "recipient_name", "mime", "created_at")
-"""The columns a Claim needs, in its order."""
+"""The columns a Claim needs, in its order (after ``next_attempt_at``: claimed rows go in the
+order they became due)."""
 
 
 def _claiming(chosen: Any) -> Any:
-    """Claim the row whose id ``chosen`` (a locking subquery) gives: params ``claim_time``."""
+    """Claim the rows that ``chosen`` (a condition on the id: a locking subquery) gives: params
+    ``claim_time``."""
     return (
         sa.update(_OUTBOX)
-        .where(_ROW.id == chosen)
+        .where(chosen)
         .values(
             status=OutboxStatus.SENDING,
             claimed_at=sa.bindparam("claim_time"),
             attempts=_ROW.attempts + 1,
         )
-        .returning(*(_ROW[name] for name in _CLAIMED))
+        .returning(_ROW.next_attempt_at, *(_ROW[name] for name in _CLAIMED))
     )
 
+
+_CLAIMABLE = sa.or_(
+    _PICK.status == OutboxStatus.QUEUED,
+    sa.and_(
+        _PICK.status == OutboxStatus.SENDING,
+        _PICK.claimed_at <= sa.bindparam("expired_before"),
+    ),
+)
+"""Queued, or its claim expired."""
 
 _CLAIM_ROW = _claiming(
-    sa.select(_PICK.id)
-    .where(
-        _PICK.id == sa.bindparam("row_id"),
-        sa.or_(
-            _PICK.status == OutboxStatus.QUEUED,
-            sa.and_(
-                _PICK.status == OutboxStatus.SENDING,
-                _PICK.claimed_at <= sa.bindparam("expired_before"),
-            ),
-        ),
-    )
+    _ROW.id
+    == sa.select(_PICK.id)
+    .where(_PICK.id == sa.bindparam("row_id"), _CLAIMABLE)
     .limit(1)
     .with_for_update(skip_locked=True)
     .scalar_subquery()
 )
 """Claim one row if it is queued or its claim expired."""
 
+_CLAIM_LISTED = _claiming(
+    _ROW.id.in_(
+        sa.select(_PICK.id)
+        .where(_PICK.id.in_(sa.bindparam("row_ids", expanding=True)), _CLAIMABLE)
+        .order_by(_PICK.id)
+        .limit(sa.bindparam("batch"))
+        .with_for_update(skip_locked=True)
+    )
+)
+"""Claim the first ``batch`` of the listed rows that are queued or whose claim expired."""
+
 _CLAIM_NEXT_DUE = _claiming(
-    sa.select(_PICK.id)
+    _ROW.id
+    == sa.select(_PICK.id)
     .where(_PICK.status == OutboxStatus.QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
     .order_by(_PICK.next_attempt_at, _PICK.id)
     .limit(1)
@@ -349,6 +432,29 @@ _CLAIM_NEXT_DUE = _claiming(
     .scalar_subquery()
 )
 """Claim the queued row due first (the index on (status, next_attempt_at))."""
+
+_CLAIM_DUE = _claiming(
+    _ROW.id.in_(
+        sa.select(_PICK.id)
+        .where(_PICK.status == OutboxStatus.QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
+        .order_by(_PICK.next_attempt_at, _PICK.id)
+        .limit(sa.bindparam("batch"))
+        .with_for_update(skip_locked=True)
+    )
+)
+"""Claim the ``batch`` queued rows due first."""
+
+_CLAIM_UNTRIED = _claiming(
+    _ROW.id.in_(
+        sa.select(_PICK.id)
+        .where(_PICK.status == OutboxStatus.QUEUED, _PICK.attempts == 0)
+        .order_by(_PICK.id)
+        .limit(sa.bindparam("batch"))
+        .with_for_update(skip_locked=True)
+    )
+)
+"""Claim the ``batch`` oldest queued rows never tried, whatever their next attempt time (their
+own deliver tasks are on their way: those will find them taken)."""
 
 _RECLAIM = (
     sa.update(_OUTBOX)
@@ -417,22 +523,36 @@ _FAIL = (
     .values(status=OutboxStatus.FAILED, last_error=sa.bindparam("error"))
 )
 
+_RELEASE = (
+    sa.update(_OUTBOX)
+    .where(*_STILL_OURS)
+    .values(status=OutboxStatus.QUEUED, attempts=_ROW.attempts - 1)
+)
+"""Give back a claimed row that was not tried: queued as it was before the claim."""
 
-def _claim(statement: Any, **params: Any) -> Claim | None:
-    """Run a claiming statement in one short transaction; the Claim, or None."""
+
+def _claim_all(statement: Any, **params: Any) -> list[Claim]:
+    """Run a claiming statement in one short transaction; the Claims, due first."""
     now = utcnow()
     started = time.monotonic()
     held = lease().total_seconds()
     with session_scope() as session:
-        found = session.exec(statement, params={"claim_time": now, **params}).one_or_none()
-    if found is None:
-        return None
-    row_id, attempts, player_id, recipient, name, mime, created_at = found
-    return Claim(
-        id=row_id, attempts=attempts, player_id=player_id, recipient=recipient,
-        recipient_name=name, mime=mime, created_at=created_at, claimed_at=now,
-        deadline=started + held - min(5.0, held / 10),
-    )  # fmt: skip
+        found = session.exec(statement, params={"claim_time": now, **params}).all()
+    deadline = started + held - min(5.0, held / 10)
+    claims = []
+    for _, row_id, attempts, player_id, recipient, name, mime, created_at in sorted(found):
+        claims.append(Claim(
+            id=row_id, attempts=attempts, player_id=player_id, recipient=recipient,
+            recipient_name=name, mime=mime, created_at=created_at, claimed_at=now,
+            deadline=deadline, start_by=started + held / 2,
+        ))  # fmt: skip
+    return claims
+
+
+def _claim(statement: Any, **params: Any) -> Claim | None:
+    """Run a statement that claims one row at most; the Claim, or None."""
+    claims = _claim_all(statement, **params)
+    return claims[0] if claims else None
 
 
 def claim_row(outbox_id: int) -> Claim | None:
@@ -474,11 +594,21 @@ def pull_forward() -> int:
 def _record(what: str, change: Callable[[Session], _T]) -> _T:
     """Run ``change`` (idempotent) in its own short transaction, up to RECORD_TRIES times while
     the database fails."""
+
+    def attempt() -> _T:
+        with session_scope() as session:
+            return change(session)
+
+    return _retry(what, attempt)
+
+
+def _retry(what: str, attempt: Callable[[], _T]) -> _T:
+    """``attempt()`` (one idempotent transaction), up to RECORD_TRIES times while the database
+    fails."""
     pause = 0.1
     for tries_left in range(RECORD_TRIES - 1, -1, -1):
         try:
-            with session_scope() as session:
-                return change(session)
+            return attempt()
         except DB_ERRORS as error:
             if not tries_left:
                 raise
@@ -488,29 +618,58 @@ def _record(what: str, change: Callable[[Session], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-# A worker process that saw a temporary failure pulls the waiting rows forward at its next
-# success (rows that failed elsewhere do it themselves: their attempts are above 1).
+# A worker process that saw a temporary failure of the server pulls the waiting rows forward at
+# its next success (rows that failed elsewhere do it themselves: their attempts are above 1).
 _failed_since_success = False
 
 
-def _sent(claim: Claim) -> None:
-    now = utcnow()
+@dataclass(frozen=True)
+class _Accepted:
+    """A claimed row the server accepted (its 250), to be recorded sent."""
 
-    def mark(session: Session) -> None:
-        session.exec(_MARK_SENT, params={"row_id": claim.id, "sent_time": now})
+    claim: Claim
+    sent_time: datetime
+    pull: bool
+    """Its success follows failures: pull the waiting rows forward once it is recorded."""
 
+
+def _accept(claim: Claim) -> _Accepted:
+    """The server accepted ``claim`` now (decided here, in the sending thread: a failure of the
+    next row must not be pulled forward by this row's record)."""
+    global _failed_since_success
+    pull = _failed_since_success or claim.attempts > 1
+    _failed_since_success = False
+    return _Accepted(claim, utcnow(), pull)
+
+
+_Params = list[dict[str, Any]]
+
+
+def _mark_in_session(params: _Params) -> None:
+    with session_scope() as session:
+        session.exec(_MARK_SENT, params=params)
+
+
+def _record_sent(
+    accepted: list[_Accepted], mark: Callable[[_Params], None] = _mark_in_session
+) -> bool:
+    """Record rows sent (``mark``: one short transaction, tried again on database errors);
+    whether that was recorded."""
+    params = [{"row_id": item.claim.id, "sent_time": item.sent_time} for item in accepted]
+    ids = [item.claim.id for item in accepted]
+    global _failed_since_success
+    pull = any(item.pull for item in accepted)
     try:
-        _record(f"outbox row {claim.id} as sent", mark)
+        _retry(f"outbox rows {ids} as sent", lambda: mark(params))
     except DB_ERRORS:
         logger.exception(
-            "outbox row %s was accepted by the SMTP server but could not be marked sent: it is "
-            "sent again after the lease, with the same Message-ID",
-            claim.id,
+            "outbox rows %s were accepted by the SMTP server but could not be marked sent: they "
+            "are sent again after the lease, with the same Message-IDs",
+            ids,
         )
-        return
-    global _failed_since_success
-    if claim.attempts > 1 or _failed_since_success:
-        _failed_since_success = False
+        _failed_since_success = _failed_since_success or pull
+        return False
+    if pull:
         try:
             moved = pull_forward()
         except DB_ERRORS:
@@ -518,9 +677,112 @@ def _sent(claim: Claim) -> None:
         else:
             if moved:
                 logger.info("SMTP answers again: %s waiting outbox rows are due now", moved)
+    return True
 
 
-def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str]:
+def _sent(claim: Claim) -> bool:
+    """Record the row sent (its own short transaction); whether that was recorded."""
+    return _record_sent([_accept(claim)])
+
+
+UNRECORDED_MAX = int(__import__('os').environ.get('BL_UMAX', '2'))  # EXPERIMENT
+"""The most rows of a batch in the window of a repeat at one moment: the row being sent and the
+rows the server accepted before it whose ``sent`` is not committed yet (before each row the
+worker waits until at most ``UNRECORDED_MAX - 1`` are). 2: one row's ``sent`` is committed while
+the next row goes."""
+
+
+class _Recorder:
+    """Records ``sent`` for a batch's rows in a thread of its own, so that the commit of one
+    row's result (a disk flush: a millisecond or more) overlaps the SMTP exchange of the next
+    row instead of following it. Each row goes in the first transaction that starts after its
+    250: the rows accepted while one commit runs are recorded together by the next. The sender
+    waits before a new row while ``UNRECORDED_MAX`` rows are unrecorded, and stops once a
+    record failed (``failed``)."""
+
+    def __init__(self) -> None:
+        self._app = current_app._get_current_object()  # type: ignore[attr-defined]
+        self._changed = threading.Condition()
+        self._waiting: list[_Accepted] = []
+        self._recording = 0
+        self._closing = False
+        self._thread: threading.Thread | None = None
+        self._connection: sa.Connection | None = None
+        self.failed = False
+
+    def accepted(self, claim: Claim) -> None:
+        """The server accepted this row: record it sent as soon as possible."""
+        item = _accept(claim)
+        with self._changed:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="outbox-recorder", daemon=True
+                )
+                self._thread.start()
+            self._waiting.append(item)
+            self._changed.notify_all()
+
+    def settle(self, most: int = 0) -> bool:
+        """Wait until at most ``most`` accepted rows are unrecorded; whether every record so far
+        was committed."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self._waiting) + self._recording <= most)
+            return not self.failed
+
+    def close(self) -> bool:
+        """Record what is left and end the thread; whether every record was committed."""
+        recorded = self.settle()
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join()
+        return recorded
+
+    def _mark(self, params: _Params) -> None:
+        """One transaction on a connection kept for the batch (no ORM session, no pool check
+        per record: a third of a record's time); a new one after a database error."""
+        if self._connection is None:
+            self._connection = get_engine().connect()
+        try:
+            with self._connection.begin():
+                self._connection.execute(_MARK_SENT, params[0] if len(params) == 1 else params)
+        except BaseException:
+            self._connection.close()
+            self._connection = None
+            raise
+
+    def _run(self) -> None:
+        with self._app.app_context():
+            try:
+                self._record_all()
+            finally:
+                if self._connection is not None:
+                    self._connection.close()
+
+    def _record_all(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._waiting) or self._closing)
+                if not self._waiting:
+                    return
+                group, self._waiting = self._waiting, []
+                self._recording = len(group)
+            recorded = False
+            try:
+                recorded = _record_sent(group, self._mark)
+            except BaseException:
+                logger.exception("recording outbox rows %s failed", [a.claim.id for a in group])
+            finally:
+                with self._changed:
+                    self._recording = 0
+                    self.failed = self.failed or not recorded
+                    self._changed.notify_all()
+
+
+def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
+    """Record a failure (its own short transaction): the outcome, the reason, and whether it
+    was recorded."""
     global _failed_since_success
     now = utcnow()
     message = f"{type(error).__name__}: {error}"[:2000]
@@ -536,7 +798,9 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str]:
         statement, params = _FAIL, {**ours, "error": message}
         logger.error("outbox row %s given up after %s attempts", claim.id, claim.attempts)
     else:
-        _failed_since_success = True
+        # A temporary refusal of this row alone (greylisting, a full mailbox) says nothing of
+        # the server: the next success must not make the row due again at once.
+        _failed_since_success = _failed_since_success or not _row_only(error)
         outcome, reason = Outcome.RETRY, message
         next_attempt = now + backoff(claim.attempts)
         statement, params = _REQUEUE, {**ours, "error": message, "next_attempt": next_attempt}
@@ -554,20 +818,44 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str]:
             "could not record the result of outbox row %s: it is tried again after the lease",
             claim.id,
         )
-    return outcome, reason
+        return outcome, reason, False
+    return outcome, reason, True
 
 
-def _attempt(claim: Claim, postman: Postman) -> tuple[Outcome, str | None]:
-    message = stored_message(
-        current_app.config["MAIL_DEFAULT_SENDER"], claim.recipient_name, claim.recipient,
-        claim.mime,
-    )  # fmt: skip
+def _row_only(error: BaseException) -> bool:
+    """Whether ``error`` is about this row alone (its recipient or its message refused, for now
+    or for good), the server answering otherwise: the next rows may go on. A lost or timed-out
+    connection, a 421 (the server closes the session), a refused sender or login, the lease
+    nearly over: the server (or this worker) as a whole, so a batch stops there."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _ in error.recipients.values()]
+        return bool(codes) and 421 not in codes
+    if isinstance(error, smtplib.SMTPDataError):
+        return error.smtp_code != 421
+    return False
+
+
+def _attempt(
+    claim: Claim, postman: Postman, recorder: _Recorder | None = None
+) -> tuple[Outcome, str | None, bool]:
+    """Send one claimed row and record the result (``sent`` through ``recorder`` if given): the
+    outcome, the error, and whether the next rows of a batch may follow (the result recorded,
+    and no failure of the server)."""
+    sender = envelope_address(current_app.config["MAIL_DEFAULT_SENDER"])  # a setting: raises
+    try:
+        message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
+    except UnicodeError as error:  # no server could take this row: failed, the batch goes on
+        outcome, reason, recorded = _not_sent(claim, error)
+        return outcome, reason, recorded
     try:
         postman.send(message, deadline=claim.deadline)
     except (smtplib.SMTPException, OSError) as error:
-        return _not_sent(claim, error)
-    _sent(claim)
-    return Outcome.SENT, None
+        outcome, reason, recorded = _not_sent(claim, error)
+        return outcome, reason, recorded and _row_only(error)
+    if recorder is None:
+        return Outcome.SENT, None, _sent(claim)
+    recorder.accepted(claim)
+    return Outcome.SENT, None, True
 
 
 def send_claimed(claim: Claim, postman: Postman) -> Outcome:
@@ -585,7 +873,7 @@ def deliver_one(outbox_id: int, postman: Postman | None = None) -> Outcome:
         claim = claim_row(outbox_id)
         if claim is None:
             return Outcome.SKIPPED
-        outcome, error = _attempt(claim, postman)
+        outcome, error, _ = _attempt(claim, postman)
     finally:
         if own:
             postman.close()
@@ -595,12 +883,128 @@ def deliver_one(outbox_id: int, postman: Postman | None = None) -> Outcome:
 
 
 @dataclass
-class SweepReport:
-    """What one sweep did."""
+class Tally:
+    """What a deliver task or a sweep did with the rows it claimed."""
 
     sent: int = 0
     failed: int = 0
     retry: int = 0
+    released: int = 0
+    """Claimed and not tried (a batch stopped, or half the lease went by): queued as before."""
+    skipped: int = 0
+    """Listed rows not claimed: sent, failed, or held by another worker."""
+    stopped: bool = False
+    """Stopped at a failure of the server or of the database: the rest waits for the sweep."""
+
+    def claim_size(self, most: int) -> int:
+        """How many rows to claim next: one until the server accepted a row of this batch (a
+        probe: a server that is down costs one row's attempt, as before batches), then up to
+        CLAIM_BATCH (at most ``most``)."""
+        return min(CLAIM_BATCH if self.sent else 1, most)
+
+    def add(self, outcome: Outcome) -> None:
+        if outcome is Outcome.SENT:
+            self.sent += 1
+        elif outcome is Outcome.FAILED:
+            self.failed += 1
+        elif outcome is Outcome.RETRY:
+            self.retry += 1
+
+
+def _release(claims: list[Claim], tally: Tally) -> None:
+    """Give back claimed rows that were not tried (one short transaction): queued again, their
+    attempts and next attempt time as before the claim. On a database error they stay
+    ``sending`` until the lease is over, then the sweep queues them again."""
+    if not claims:
+        return
+    params = [{"row_id": claim.id, "claim_attempts": claim.attempts} for claim in claims]
+
+    def put(session: Session) -> None:
+        session.exec(_RELEASE, params=params)
+
+    ids = [claim.id for claim in claims]
+    try:
+        _record(f"outbox rows {ids} as released", put)
+    except DB_ERRORS:
+        logger.exception("could not release outbox rows %s: queued again after the lease", ids)
+        return
+    tally.released += len(claims)
+
+
+def _send_claims(
+    claims: list[Claim], postman: Postman, recorder: _Recorder, tally: Tally
+) -> list[int]:
+    """Send claimed rows one after the other over ``postman``, each ``sent`` recorded by
+    ``recorder`` as soon as it can while the next one goes (a failure: recorded at once). A row
+    not started before half its lease went by is released with the rest (returned: claim them
+    again); at a failure that is not the row's own (``_row_only``) or a result not recorded, the
+    rest is released and ``tally.stopped`` set."""
+    for index, claim in enumerate(claims):
+        if index and time.monotonic() > claim.start_by:
+            _release(claims[index:], tally)
+            return [later.id for later in claims[index:]]
+        if not recorder.settle(UNRECORDED_MAX - 1):
+            tally.stopped = True
+            _release(claims[index:], tally)
+            return []
+        outcome, _, go_on = _attempt(claim, postman, recorder)
+        tally.add(outcome)
+        if not go_on:
+            tally.stopped = True
+            _release(claims[index + 1 :], tally)
+            return []
+    return []
+
+
+def deliver_rows(
+    outbox_ids: Sequence[int], postman: Postman | None = None, *, drain: int = 0
+) -> Tally:
+    """Send the listed outbox rows that are still queued (or whose claim expired), each once,
+    claimed CLAIM_BATCH at a time (``Tally.claim_size``) and sent over one SMTP connection;
+    then up to ``drain`` more rows never tried (``attempts`` 0, whatever their next attempt
+    time: committed rows whose own deliver tasks are queued behind this one, and will find them
+    taken).
+
+    Stops at a failure of the server (``_row_only``): the rows claimed and not tried are given
+    back (``_release``) and wait for the sweep, like the rest. A temporary refusal of one row
+    (4xx) or a permanent one (5xx) is recorded on that row and the others go on."""
+    own = postman is None
+    postman = postman or kept_postman()
+    recorder = _Recorder()
+    tally = Tally()
+    try:
+        pending = sorted(set(outbox_ids))
+        while pending and not tally.stopped:
+            size = tally.claim_size(len(pending))
+            claims = _claim_all(
+                _CLAIM_LISTED, row_ids=pending, batch=size, expired_before=utcnow() - lease()
+            )
+            if len(claims) < size:  # none of the others can be claimed: sent, or not ours
+                tally.skipped += len(pending) - len(claims)
+                pending = []
+            else:
+                taken = {claim.id for claim in claims}
+                pending = [row_id for row_id in pending if row_id not in taken]
+            released = _send_claims(claims, postman, recorder, tally)
+            pending = sorted(pending + released)
+        left = drain
+        while left > 0 and not tally.stopped:
+            claims = _claim_all(_CLAIM_UNTRIED, batch=tally.claim_size(left))
+            if not claims:
+                break
+            left -= len(claims) - len(_send_claims(claims, postman, recorder, tally))
+    finally:
+        if not recorder.close():
+            tally.stopped = True
+        if own:
+            postman.close()
+    return tally
+
+
+@dataclass
+class SweepReport(Tally):
+    """What one sweep did."""
+
     reclaimed: int = 0
     """Rows left ``sending`` past the lease, queued again (and sent by this sweep if due)."""
     more: bool = False
@@ -609,26 +1013,31 @@ class SweepReport:
 
 def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepReport:
     """Queue again the rows whose claim expired, then send queued rows whose ``next_attempt_at``
-    has come (by ``due_by``, default now), oldest first, each claimed in its own transaction.
+    has come (by ``due_by``, default now), oldest first, claimed CLAIM_BATCH at a time
+    (``Tally.claim_size``) and sent over one SMTP connection.
 
-    Rows another worker holds are skipped (SKIP LOCKED). Stops at the first temporary failure:
-    the server is likely down, and every row keeps its own next attempt time.
+    Rows another worker holds are skipped (SKIP LOCKED). Stops at the first failure of the server
+    (``_row_only``): it is likely down (one probe per sweep), and every row keeps its own next
+    attempt time. A refusal of one recipient or message does not stop it.
     """
     report = SweepReport(reclaimed=len(reclaim_expired()))
     batch = int(current_app.config["MAIL_SWEEP_BATCH"]) if limit is None else limit
-    with Postman() as postman:
-        for _ in range(batch):
-            claim = claim_next_due(due_by)
-            if claim is None:
+    left = batch
+    postman, recorder = kept_postman(), _Recorder()
+    try:
+        while left > 0:
+            claims = _claim_all(
+                _CLAIM_DUE, due_by=due_by or utcnow(), batch=report.claim_size(left)
+            )
+            if not claims:
                 break
-            outcome = send_claimed(claim, postman)
-            if outcome is Outcome.SENT:
-                report.sent += 1
-            elif outcome is Outcome.FAILED:
-                report.failed += 1
-            else:
-                report.retry += 1
+            left -= len(claims) - len(_send_claims(claims, postman, recorder, report))
+            if report.stopped:
                 break
         else:
             report.more = batch > 0
+    finally:
+        if not recorder.close():
+            report.stopped = True
+        postman.close()
     return report

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from service.games import store
 from service.models import utcnow
@@ -98,9 +98,19 @@ class BouncingAddress:
 def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
     """The seats of a game whose email bounces, so the game page can tell both players that
     emails to them do not arrive (they can still play from their private page)."""
+    seats = store.seats_of(session, game_id)
+    bounced = {
+        status.player_id: status
+        for status in session.exec(
+            select(AddressStatus).where(
+                col(AddressStatus.player_id).in_([p.id for _, p in seats.values()]),
+                col(AddressStatus.bounced_at).is_not(None),
+            )
+        )
+    }
     found: list[BouncingAddress] = []
-    for letter, (_, player) in sorted(store.seats_of(session, game_id).items()):
-        status = session.get(AddressStatus, player.id)
+    for letter, (_, player) in seats.items():
+        status = None if player.id is None else bounced.get(player.id)
         if status is not None and status.bounced_at is not None:
             found.append(
                 BouncingAddress(

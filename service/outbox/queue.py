@@ -4,7 +4,8 @@ transaction. The row's ``deliver`` task is queued only after that transaction co
     queue_email(session, MailKind.GAME_STARTED, player, game=game, context={...})
 
 adds the row and remembers its id on the session; when the session commits, an ``after_commit``
-hook queues ``deliver(id)`` (run at once in the embedded, eager mode). A rollback forgets the ids,
+hook queues one ``deliver(*ids)`` for the rows of that commit (``TASK_BATCH`` ids at most per
+task; run at once in the embedded, eager mode). A rollback forgets the ids,
 so no task ever names a row that does not exist. If queueing the task fails (Redis down), the row
 is still there and the beat sweep sends it.
 """
@@ -26,14 +27,17 @@ import engine
 from service.after_commit import publish_after_commit
 from service.models import Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
-from service.outbox.mime import build_mime, check_header_value
+from service.outbox.mime import build_mime
 from service.outbox.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
 from service.outbox.signed import MailPurpose, mail_link
 
 logger = logging.getLogger(__name__)
 
 DELIVER_TASK = "worker.deliver"
-"""The Celery name of the task that sends one outbox row (``worker.tasks.deliver``)."""
+"""The Celery name of the task that sends outbox rows (``worker.tasks.deliver``)."""
+TASK_BATCH = 50
+"""The most row ids in one ``deliver`` task: a commit of many rows makes a few tasks, not one per
+row (each task sends its rows over one SMTP connection), and several workers can share them."""
 SWEEP_TASK = "worker.sweep_outbox"
 """The Celery name of the beat task that sends rows still unsent (``worker.tasks.sweep_outbox``)."""
 
@@ -119,7 +123,7 @@ def emails_queued_since(
         statement = statement.where(OutboxMessage.player_id == player_id)
     if inviter_id is not None:
         statement = statement.join(Seat, col(Seat.game_id) == col(OutboxMessage.game_id)).where(
-            Seat.seat == "A", Seat.player_id == inviter_id
+            Seat.letter == "A", Seat.player_id == inviter_id
         )
     return int(session.exec(statement).one())
 
@@ -191,13 +195,7 @@ def queue_email(
         if root is not None:
             headers["In-Reply-To"] = root
             headers["References"] = root
-    check_header_value("Subject", subject)
-    check_header_value("To", player.email)
-    check_header_value("To", player.display_name)
-    check_header_value("Message-ID", message_id)
-    for name, value in headers.items():
-        check_header_value(name, value)
-
+    # build_mime refuses a line break in any header value (HeaderInjectionError).
     mime = build_mime(
         sender=current_app.config["MAIL_DEFAULT_SENDER"],
         recipient_name=player.display_name,
@@ -234,7 +232,8 @@ def queue_email(
 
 
 def dispatch(outbox_ids: list[int]) -> None:
-    """Queue ``deliver`` for each row (eager mode: send now). Called after the commit."""
+    """Queue ``deliver`` for the rows, ``TASK_BATCH`` ids per task (eager mode: send now).
+    Called after the commit."""
     if not has_app_context():
         logger.warning(
             "outbox rows %s committed outside an app: the sweep will send them", outbox_ids
@@ -245,7 +244,10 @@ def dispatch(outbox_ids: list[int]) -> None:
     # page nor hold the request (bounded by BROKER_PUBLISH_TIMEOUT_S).
     publish_after_commit(
         current_app.extensions["celery"],
-        [(DELIVER_TASK, (outbox_id,)) for outbox_id in outbox_ids],
+        [
+            (DELIVER_TASK, tuple(outbox_ids[start : start + TASK_BATCH]))
+            for start in range(0, len(outbox_ids), TASK_BATCH)
+        ],
         f"delivery of outbox rows {outbox_ids}",
     )
 

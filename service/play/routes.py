@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import jsonify, redirect, render_template, request, url_for
+from flask import jsonify, make_response, redirect, render_template, request, url_for
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
 from service import tokens
+from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import session_scope
 from service.errors import wants_json
 from service.games import store
@@ -27,11 +28,12 @@ from service.games.state import (
     load_state,
     state_at,
 )
-from service.models import Game, GameStatus, Player, Seat
+from service.models import Game, GameStatus, Seat
 from service.outbox.addresses import bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation
 from service.play import bp
-from service.play.pages import draws_after, private_page_context
+from service.play.pages import private_page_context
+from service.present.choices import follow_ups
 from service.present.summaries import load_summary
 from service.present.words import instruction
 from service.refusal import Refusal
@@ -39,9 +41,6 @@ from service.refusal import Refusal
 MAX_FIELD_LENGTH = 100
 """No move in the notation is longer; anything longer is not a person pressing a button."""
 MAX_PLY = 100_000
-THEN_CHOICES = ("", "draw troops", "draw tactics", "end")
-THEN_MOVES = (engine.Action.PLAY, engine.Action.PASS)
-"""Moves a move link may follow at once with the draw (or ``end``) that ends the turn."""
 RETURN_FIELDS = ("return_1", "return_2", "return_3")
 
 Page = tuple[Response | str, int]
@@ -55,7 +54,7 @@ class MoveFormError(Refusal):
 
 
 def _private_url(game_id: int, seat: Seat) -> str:
-    token = tokens.make_private_token(game_id, seat.seat, seat.token_generation)
+    token = tokens.make_private_token(game_id, seat.letter, seat.token_generation)
     return url_for("play.private_page", token=token)
 
 
@@ -83,23 +82,36 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
 
 
 @bp.get("/p/<token>")
-def private_page(token: str) -> str:
+def private_page(token: str) -> Response | str:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         if game.deal is not None:
-            return render_private_page(session, game, seat, token)
+            assert game.id is not None
+            _, player = store.seats_of(session, game.id)[seat.letter]
+            etag = page_etag(
+                "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
+                seat.token_generation, seat.preferences, player.preferences,
+                bouncing_addresses(session, game.id),
+            )  # fmt: skip
+            unchanged = not_modified(etag, PRIVATE)
+            if unchanged is not None:
+                return unchanged
+            page = render_private_page(session, game, seat, token)
+            return tagged(make_response(page), etag, PRIVATE)
         summary = load_summary(session, game)
         assert game.id is not None
-        # A held invitation: seat A's link comes only by email to A, so its page may send it.
-        waits = seat.seat == "A" and invitation_waits_for_confirmation(session, game.id)
+        # The first seat created the game. A held invitation: the creator's link comes only by
+        # email to their address, so their page may send it.
+        creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
+        waits = creator and invitation_waits_for_confirmation(session, game.id)
         bouncing = bouncing_addresses(session, game.id)
     return render_template(
         "games/private.html",
         game=summary,
-        seat=seat.seat,
+        seat=seat.letter,
         token=token,
-        invited=seat.seat == "B" and summary["status"] == GameStatus.INVITED,
+        invited=not creator and summary["status"] == GameStatus.INVITED,
         waits_for_confirmation=waits,
         bouncing=bouncing,
     )
@@ -111,17 +123,16 @@ def render_private_page(session: Session, game: Game, seat: Seat, token: str) ->
     assert game.id is not None
     summary = load_summary(session, game)
     state = load_state(session, game)
-    player = session.get(Player, seat.player_id)
-    assert player is not None
+    _, player = store.seats_of(session, game.id)[seat.letter]
     return render_template(
         "play/private.html",
         game=summary,
-        seat=seat.seat,
+        seat=seat.letter,
         token=token,
         invited=False,
         bouncing=bouncing_addresses(session, game.id),
         preferences=turn_preferences(player, seat),
-        **private_page_context(session, game, seat.seat, state),
+        **private_page_context(session, game, seat.letter, state),
     )
 
 
@@ -147,13 +158,10 @@ def _form_moves() -> tuple[int, list[str]]:
     if move.lower() == "return":
         cards = [_field(name, required=False) for name in RETURN_FIELDS]
         move = " ".join(["return", *(card for card in cards if card)])
-    moves = [move]
-    then = _field("then", required=False).lower()
-    if then not in THEN_CHOICES:
-        raise MoveFormError(f"'{then}' cannot follow a move; choose a deck to draw from.")
-    if then:
-        moves.append(then)
-    return int(ply_text), moves
+    # "then": the draw (or "end") chosen with the card, offered by the page from the engine's
+    # turn endings; apply_moves asks the engine whether it may follow (all or nothing).
+    then = _field("then", required=False)
+    return int(ply_text), [move, then] if then else [move]
 
 
 @bp.post("/p/<token>/move")
@@ -165,7 +173,7 @@ def play(token: str) -> Response | Page:
         with session_scope() as session:
             game, seat = seat_for_token(session, seat_token, lock=True)
             assert game.id is not None
-            apply_moves(session, game.id, seat.seat, ply, moves)
+            apply_moves(session, game.id, seat.letter, ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):
         raise
     except Refusal as error:
@@ -183,7 +191,7 @@ def resign_page(token: str) -> Page:
         ply = game.ply if game.deal is not None else None
     playing = summary["status"] == GameStatus.ACTIVE and ply is not None
     page = render_template(
-        "play/resign.html", game=summary, seat=seat.seat, token=token, ply=ply, playing=playing
+        "play/resign.html", game=summary, seat=seat.letter, token=token, ply=ply, playing=playing
     )
     return page, 200 if playing else 409
 
@@ -237,13 +245,13 @@ def move_link(token: str, index: int) -> Page:
         except Refusal as error:
             return refusal_page(error, private_url)
         summary = load_summary(session, game)
-        context = private_page_context(session, game, seat.seat, state)
+        context = private_page_context(session, game, seat.letter, state)
         # A card played (or a pass) can end the turn with its draw in the same press.
-        then = draws_after(state, move) if move.action in THEN_MOVES else []
+        then = follow_ups(state, move)
     page = render_template(
         "play/confirm.html",
         game=summary,
-        seat=seat.seat,
+        seat=seat.letter,
         words=instruction(move),
         private_url=private_url,
         action=url_for("play.move_link", token=token, index=index),
@@ -262,14 +270,12 @@ def play_move_link(token: str, index: int) -> Response | Page:
             game, seat = _move_link_seat(session, move_token)
             assert game.id is not None
             private_url = _private_url(game.id, seat)
-            move, _ = _linked_move(session, game, move_token, index)
-            then = _field("then", required=False).lower()
-            if then not in THEN_CHOICES or (then and move.action not in THEN_MOVES):
-                raise MoveFormError(
-                    f"'{then}' cannot follow this move; choose a deck to draw from."
-                )
+            move, state = _linked_move(session, game, move_token, index)
+            then = _field("then", required=False)
+            if then and then not in [c.notation for c in follow_ups(state, move)]:
+                raise MoveFormError(f"'{then}' cannot end the turn after this move.")
             moves: list[engine.Move | str] = [move, then] if then else [move]
-            apply_moves(session, game.id, seat.seat, move_token.ply, moves)
+            apply_moves(session, game.id, seat.letter, move_token.ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):
         raise
     except Refusal as error:

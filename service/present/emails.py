@@ -18,6 +18,7 @@ from service.models import Game, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
+from service.present.summaries import in_words
 
 
 def game_facts(game: Game) -> dict[str, Any]:
@@ -87,6 +88,8 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     seats = store.seats_of(session, game.id)
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     first: str = game.deal["first"]
+    creator = engine.get_ruleset(game.ruleset).seats[0]
+    accepted_by = in_words([name for letter, name in names.items() if letter != creator])
     cut = game_record(game).deal.describe_cut()
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in sorted(seats.items()):
@@ -99,6 +102,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
                 **game_facts(game),
                 "seat": letter,
                 "names": names,
+                "accepted_by": accepted_by,
                 "cut": cut,
                 "first": first,
                 "first_name": names[first],

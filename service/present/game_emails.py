@@ -16,21 +16,21 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from engine import Action
 from service.games import store
+from service.games.store import LogEntry
 from service.links import external_url, private_page_url
-from service.models import Game, MoveEntry, Player, Seat
+from service.models import Game, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
+from service.present.board import board_of
+from service.present.choices import move_choices
 from service.present.emails import game_facts
-from service.present.move_links import move_links
-from service.present.words import Piece, instruction, narration, with_cards
+from service.present.game_lists import PlayerGame
+from service.present.move_links import move_link_urls
+from service.present.summaries import in_words
+from service.present.words import Piece, narration, with_cards
 from service.templating import card_face
-
-PAGE_ONLY_TACTICS = (Action.SCOUT, Action.REDEPLOY, Action.DESERTER, Action.TRAITOR)
-"""Tactics whose move needs more choices than one link can carry: the email sends the player to
-their private page for these."""
 
 
 def card_text(code: str) -> str:
@@ -48,10 +48,6 @@ def _described(pieces: Sequence[Piece]) -> dict[str, Any]:
     return {"pieces": list(pieces), "text": pieces_text(pieces)}
 
 
-def other_seat(seat: str) -> str:
-    return "B" if seat == "A" else "A"
-
-
 @dataclass(frozen=True)
 class MadeClaim:
     """A claim the server made for a player at the start of their turn, with the proof."""
@@ -64,10 +60,11 @@ class MadeClaim:
 
 
 def last_turn(
-    entries: Sequence[MoveEntry], seat: str, ruleset: engine.Ruleset, name: str
+    entries: Sequence[LogEntry], seat: str, ruleset: engine.Ruleset, names: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """The opponent's whole last turn, in words and public notation: the entries of the other
-    seat just before the latest ones of ``seat`` (the claims made for it at this start)."""
+    """What the others did since ``seat`` last moved, in words and public notation: the entries
+    of other seats just before the latest ones of ``seat`` (the claims made for it at this
+    start)."""
     index = len(entries)
     while index > 0 and entries[index - 1].seat == seat:
         index -= 1
@@ -79,70 +76,74 @@ def last_turn(
         move = engine.parse_move(entry.notation, ruleset)
         rows.append(
             {
-                **_described(narration(move, name, hide_returned=True)),
+                **_described(narration(move, names[entry.seat], hide_returned=True)),
                 "notation": move.public_text(),
             }
         )
     return rows
 
 
-def board_rows(seen: dict[str, Any], seat: str, names: dict[str, str]) -> list[dict[str, Any]]:
-    """The line of flags as ``seat`` sees it: their cards, the opponent's, who holds the flag."""
-    opponent = other_seat(seat)
+def board_rows(view: engine.PlayerView, names: dict[str, str]) -> list[dict[str, Any]]:
+    """The line of flags as the view's seat sees it: at each flag its own cards ("mine") and
+    the other seat's of the flag's pair ("theirs"), the environment cards, who holds it."""
     rows = []
-    for flag in seen["flags"]:
-        env = sorted(flag["env_sides"]) if flag.get("env_sides") else []
-        holder = flag["claimed_by"]
+    for row in board_of(view, view.seat).flags:
+        holder = row.flag.claimed_by
+        mine, theirs = row.right_cards, row.left_cards
         rows.append(
             {
-                "flag": flag["flag"],
-                "mine": list(flag[seat]),
-                "theirs": list(flag[opponent]),
-                "env": env,
-                "held_by": None if holder is None else ("you" if holder == seat else names[holder]),
-                "mine_text": ", ".join(card_text(c) for c in flag[seat]) or "-",
-                "theirs_text": ", ".join(card_text(c) for c in flag[opponent]) or "-",
+                "flag": row.flag.number,
+                "mine": list(mine),
+                "theirs": list(theirs),
+                "theirs_name": names[row.left],
+                "env": sorted(env.card for env in row.flag.env),
+                "held_by": None
+                if holder is None
+                else ("you" if holder == view.seat else names[holder]),
+                "mine_text": ", ".join(card_text(c) for c in mine) or "-",
+                "theirs_text": ", ".join(card_text(c) for c in theirs) or "-",
             }
         )
     return rows
 
 
 def move_link_groups(seat_row: Seat, state: engine.GameState) -> dict[str, Any]:
-    """Every legal move with one link, grouped by card (a card, then the flags it may go to);
-    claims, discards and a pass on their own; the tactics that need more choices named only
-    (they are played from the private page)."""
-    plays: dict[str, dict[str, Any]] = {}
-    claims, discards, others = [], [], []
-    page_only: list[str] = []
-    for move, url in move_links(seat_row, state):
-        a = move.action
-        if a is Action.PLAY:
-            assert move.card is not None
-            group = plays.setdefault(
-                move.card, {"card": move.card, "text": card_text(move.card), "flags": []}
-            )
-            group["flags"].append({"flag": move.flag, "url": url})
-        elif a is Action.CLAIM:
-            claims.append({"flag": move.flag, "url": url})
-        elif a is Action.DISCARD:
-            assert move.card is not None
-            discards.append(
-                {"card": move.card, "text": card_text(move.card), "flag": move.source, "url": url}
-            )
-        elif a in PAGE_ONLY_TACTICS:
-            label = card_face(move.card or a.value.upper()).label
-            if label not in page_only:
-                page_only.append(label)
-        elif a is Action.PASS:
-            others.append({"label": "Pass (you cannot play a troop card)", "url": url})
-        else:
-            others.append({"label": pieces_text(instruction(move)), "url": url})
+    """The seat's grouped legal moves (``service.present.choices``), each with its link: a card,
+    then the flags it may go to; claims, discards, a pass and the draws on their own; the
+    tactics that need more choices named only (they are played from the private page)."""
+    choices = move_choices(state, seat_row.letter)
+    urls = move_link_urls(seat_row, state.ply, choices.count)
+    others = [choices.passing] if choices.passing else []
+    others += [*choices.scout_draws, *choices.draws, *([choices.end] if choices.end else [])]
     return {
-        "plays": list(plays.values()),
-        "claims": claims,
-        "discards": discards,
-        "others": others,
-        "page_only": page_only,
+        "plays": [
+            {
+                "card": group.card,
+                "text": card_text(group.card),
+                "flags": [{"flag": c.flag, "url": urls[c.index]} for c in group.choices],
+            }
+            for group in choices.plays
+        ],
+        "claims": [{"flag": c.flag, "url": urls[c.index]} for c in choices.claims],
+        "discards": [
+            {
+                "card": c.card,
+                "text": card_text(c.card or ""),
+                "flag": c.source,
+                "url": urls[c.index],
+            }
+            for c in choices.discards
+        ],
+        "others": [
+            {
+                "label": "Pass (you cannot play a troop card)"
+                if c is choices.passing
+                else pieces_text(c.words),
+                "url": urls[c.index],
+            }
+            for c in others
+        ],
+        "page_only": list(choices.page_only),
     }
 
 
@@ -150,9 +151,9 @@ def provable_now(state: engine.GameState, seat: str) -> list[dict[str, Any]]:
     """The flags ``seat`` could prove now, with the prover's reason (when claims are not made
     for them automatically)."""
     return [
-        {"flag": flag, **_reason(proof.reason, state.ruleset)}
-        for flag, proof in sorted(engine.claim_proofs(state, seat).items())
-        if proof.claimable
+        {"flag": proof.flag, **_reason(proof.reason, state.ruleset)}
+        for proof in engine.claim_proof_views(state, seat)
+        if proof.provable
     ]
 
 
@@ -191,27 +192,29 @@ def queue_your_turn(
     seat = state.to_move
     seat_row, player = _seat_and_player(session, game, seat)
     names = _names(session, game)
-    opponent = other_seat(seat)
-    seen = engine.view(state, seat)
-    entries = store.move_log(session, game.id)
+    seen = engine.player_view(state, seat)
+    opponents = in_words([names[s] for s in seen.opponents])
+    # The others' last turns end at most a few dozen entries back.
+    entries = store.moves_from(session, game.id, max(0, state.ply - 60), state.ply)
     advanced = state.claims is engine.ClaimTiming.ADVANCED
     context = {
         **game_facts(game),
         "seat": seat,
         "names": names,
-        "opponent_name": names[opponent],
+        "opponent_name": opponents,
+        "opponents": [{"name": names[s], "flags_held": seen.flags_held[s]} for s in seen.opponents],
         "move_number": state.ply + 1,
         "turn": state.turn,
-        "last_turn": last_turn(entries, seat, state.ruleset, names[opponent]),
+        "last_turn": last_turn(entries, seat, state.ruleset, names),
         "claims_made": [{"flag": c.flag, **_reason(c.reason, state.ruleset)} for c in claims_made],
         "automatic_claims": automatic_claims and advanced,
         "advanced": advanced,
         "provable": provable_now(state, seat) if advanced and not automatic_claims else [],
-        "board": board_rows(seen, seat, names),
-        "hand": list(seen["hand"]),
-        "hand_text": ", ".join(card_text(c) for c in seen["hand"]) or "no cards",
-        "flags_held": seen["flags_held"],
-        "decks": seen["decks"],
+        "board": board_rows(seen, names),
+        "hand": list(seen.hand),
+        "hand_text": ", ".join(card_text(c) for c in seen.hand) or "no cards",
+        "flags_held": dict(seen.flags_held),
+        "decks": dict(seen.decks),
         "deadline": game.deadline,
         "vacation_left": vacation_left(game, seat_row),
         "links": move_link_groups(seat_row, state),
@@ -228,7 +231,7 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
     hours = max(0, int((game.deadline - now).total_seconds() // 3600))
     context = {
         **game_facts(game),
-        "opponent_name": names[other_seat(seat)],
+        "opponent_name": in_words([name for s, name in names.items() if s != seat]),
         "deadline": game.deadline,
         "hours_left": hours,
         "vacation_left": vacation_left(game, seat_row),
@@ -237,19 +240,26 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
     return queue_email(session, MailKind.REMINDER, player, game=game, context=context)
 
 
-def queue_running_late(session: Session, game: Game, late_seat: str) -> OutboxMessage | None:
-    """Tell the opponent of ``late_seat`` that the player to move runs late."""
-    late_row, _ = _seat_and_player(session, game, late_seat)
-    seat_row, player = _seat_and_player(session, game, other_seat(late_seat))
-    names = _names(session, game)
-    context = {
-        **game_facts(game),
-        "late_name": names[late_seat],
-        "deadline": game.deadline,
-        "vacation_left": vacation_left(game, late_row),
-        "private_url": private_page_url(seat_row),
-    }
-    return queue_email(session, MailKind.RUNNING_LATE, player, game=game, context=context)
+def queue_running_late(session: Session, game: Game, late_seat: str) -> list[OutboxMessage]:
+    """Tell the others that ``late_seat``, the player to move, runs late."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    late_row, late_player = seats[late_seat]
+    queued = []
+    for letter, (seat_row, player) in seats.items():
+        if letter == late_seat:
+            continue
+        context = {
+            **game_facts(game),
+            "late_name": late_player.display_name,
+            "deadline": game.deadline,
+            "vacation_left": vacation_left(game, late_row),
+            "private_url": private_page_url(seat_row),
+        }
+        row = queue_email(session, MailKind.RUNNING_LATE, player, game=game, context=context)
+        if row is not None:
+            queued.append(row)
+    return queued
 
 
 def queue_timeout_notices(
@@ -266,7 +276,7 @@ def queue_timeout_notices(
             **game_facts(game),
             "you_are_late": letter == late_seat,
             "late_name": names[late_seat],
-            "other_name": names[other_seat(late_seat)],
+            "other_name": in_words([n for s, n in names.items() if s != late_seat]),
             "days_used": days_used,
             "lost": lost,
             "deadline": game.deadline,
@@ -286,13 +296,14 @@ def result_words(state: engine.GameState, names: dict[str, str]) -> str:
     ruleset = state.ruleset
     kind = result.termination
     if result.winner is None:
-        return "The game is a draw: both players passed and no flag could be claimed."
+        return "The game is a draw: every player passed and no flag could be claimed."
     winner = names[result.winner]
-    loser = names[other_seat(result.winner)]
+    # Resignation and time: the one seat that left (V6.7: leaving ends the game for all).
+    loser = in_words([name for seat, name in names.items() if seat != result.winner])
     how = {
         engine.Termination.BREAKTHROUGH: f"holding {ruleset.adjacent_to_win} adjacent flags",
         engine.Termination.ENVELOPMENT: f"holding {ruleset.flags_to_win} flags",
-        engine.Termination.STALEMATE: "holding more flags after both players passed",
+        engine.Termination.STALEMATE: "holding more flags after every player passed",
         engine.Termination.RESIGNATION: f"as {loser} resigned",
         engine.Termination.TIME: f"as {loser} ran out of time",
     }[kind]
@@ -305,15 +316,16 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
     assert game.id is not None and state.result is not None
     seats = store.seats_of(session, game.id)
     names = {s: p.display_name for s, (_, p) in seats.items()}
-    seen = engine.public_view(state)
+    seen = engine.spectator_view(state)
     points = engine.series_points(state)
     held: dict[str, list[int]] = {s: [] for s in names}
-    for flag in seen["flags"]:
-        if flag["claimed_by"] in held:
-            held[flag["claimed_by"]].append(flag["flag"])
+    for flag in seen.flags:
+        if flag.claimed_by in held:
+            held[flag.claimed_by].append(flag.number)
     queued = []
-    for letter, (seat_row, player) in sorted(seats.items()):
-        _, opponent = seats[other_seat(letter)]
+    for letter, (seat_row, player) in seats.items():
+        # "Play again": the new-game form filled in with the next seat's player as opponent.
+        _, opponent = seats[seen.seats[(seen.seats.index(letter) + 1) % len(seen.seats)]]
         play_again = external_url(
             "lobby.new_game",
             a_name=player.display_name,
@@ -333,13 +345,15 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             "you_won": state.result.winner == letter,
             "result_text": result_words(state, names),
             "termination": state.result.termination.value,
-            "flags_held": {s: held[s] for s in sorted(names)},
-            "points": {s: points[s] for s in sorted(names)},
+            "flags_held": held,
+            "points": {s: points[s] for s in names},
             "moves": state.ply,
             "seed": game.seed,
             "history_url": external_url("history.public_page", public_id=game.public_id),
             "record_url": external_url("history.record", public_id=game.public_id),
             "play_again_url": play_again,
+            "play_again_with": opponent.display_name,
+            "players_text": in_words(list(names.values())),
             "private_url": private_page_url(seat_row),
         }
         row = queue_email(session, MailKind.GAME_OVER, player, game=game, context=context)
@@ -349,7 +363,7 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
 
 
 def queue_digest(
-    session: Session, player: Player, games: Sequence[dict[str, Any]]
+    session: Session, player: Player, games: Sequence[PlayerGame]
 ) -> OutboxMessage | None:
     """The daily digest: each game where it is ``player``'s turn, with its private page."""
     count = len(games)

@@ -7,7 +7,6 @@ deterministic. Changing the index only picks another legal move of the same seat
 
 from __future__ import annotations
 
-import engine
 from service import tokens
 from service.links import external_url
 from service.models import Seat
@@ -15,15 +14,11 @@ from service.models import Seat
 
 def move_link_url(seat: Seat, ply: int, index: int) -> str:
     """The absolute link that plays legal move number ``index`` (from 0) of ``seat`` at ``ply``."""
-    token = tokens.make_move_token(seat.game_id, seat.seat, seat.token_generation, ply)
+    token = tokens.make_move_token(seat.game_id, seat.letter, seat.token_generation, ply)
     return external_url("play.move_link", token=token, index=index)
 
 
-def move_links(seat: Seat, state: engine.GameState) -> list[tuple[engine.Move, str]]:
-    """Every legal move of ``seat`` in ``state`` with its link; empty when it is not their turn."""
-    if state.result is not None or state.to_move != seat.seat:
-        return []
-    return [
-        (move, move_link_url(seat, state.ply, index))
-        for index, move in enumerate(engine.legal_moves(state))
-    ]
+def move_link_urls(seat: Seat, ply: int, count: int) -> list[str]:
+    """The links of legal moves 0 to ``count - 1`` of ``seat`` at ``ply``: one token for all."""
+    token = tokens.make_move_token(seat.game_id, seat.letter, seat.token_generation, ply)
+    return [external_url("play.move_link", token=token, index=index) for index in range(count)]

@@ -22,6 +22,7 @@ def load_summary(session: Session, game: Game) -> dict[str, Any]:
 def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[str, Any]:
     """Everything about a game that anyone with its public link may see."""
     ruleset = engine.get_ruleset(game.ruleset)
+    names = {letter: player.display_name for letter, (_, player) in seats.items()}
     finished = game.status == GameStatus.FINISHED
     return {
         "public_id": game.public_id,
@@ -37,7 +38,11 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
             for letter, (seat, _) in seats.items()
         },
         "visibility": game.visibility,
-        "players": {letter: player.display_name for letter, (_, player) in seats.items()},
+        "players": names,
+        "title": " vs ".join(names.values()),
+        # The lobby's words: the first seat started the game and invited the others.
+        "creator": names.get(ruleset.seats[0], "?"),
+        "invited": in_words([name for seat, name in names.items() if seat != ruleset.seats[0]]),
         "accepted": {letter: seat.accepted for letter, (seat, _) in seats.items()},
         "seed_commitment": game.seed_commitment,
         # R3: the seed is revealed only once the game is over.
@@ -49,3 +54,10 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": game.result,
     }
+
+
+def in_words(names: list[str]) -> str:
+    """Names as a list in words: "Bob", "Bob and Carol", "Bob, Carol and Dan"."""
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -6,20 +6,17 @@ however often the task runs (or if it ran late)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
-import engine
 from service import clock
 from service.db import session_scope
-from service.games import store
 from service.games.preferences import turn_preferences
-from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.present.game_emails import queue_digest
+from service.present.game_lists import player_games
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
@@ -30,39 +27,6 @@ def digest_moment(now: datetime) -> datetime:
     hour = int(current_app.config["DIGEST_HOUR_UTC"])
     today = now.replace(hour=hour, minute=0, second=0, microsecond=0)
     return today if today <= now else today - timedelta(days=1)
-
-
-def games_to_play(session: Session, player: Player) -> list[dict[str, Any]]:
-    """The player's active games where it is their turn and whose seat chose the digest, oldest
-    deadline first."""
-    rows = session.exec(
-        select(Game, Seat)
-        .join(Seat, col(Seat.game_id) == col(Game.id))
-        .where(
-            Seat.player_id == player.id,
-            Game.status == GameStatus.ACTIVE,
-            col(Game.to_move) == col(Seat.seat),
-        )
-        .order_by(col(Game.deadline), col(Game.id))
-    ).all()
-    found = []
-    # The game row says whose turn it is (the query): no position is read for a list.
-    for game, seat in rows:
-        assert game.id is not None
-        if game.rules_version != engine.RULES_VERSION or not turn_preferences(player, seat).digest:
-            continue
-        seats = store.seats_of(session, game.id)
-        opponent = seats["B" if seat.seat == "A" else "A"][1]
-        found.append(
-            {
-                "ruleset_title": engine.get_ruleset(game.ruleset).title,
-                "opponent": opponent.display_name,
-                "move_number": game.ply + 1,
-                "deadline": game.deadline,
-                "private_url": private_page_url(seat),
-            }
-        )
-    return found
 
 
 def send_digests(now: datetime | None = None) -> list[int]:
@@ -95,7 +59,7 @@ def send_digests(now: datetime | None = None) -> list[int]:
             ).one()
             if player.digest_sent_at is not None and player.digest_sent_at >= since:
                 continue  # another run sent it
-            games = games_to_play(session, player)
+            games = [g for g in player_games(session, player, to_play=True) if g.digest]
             if not games:
                 continue
             queue_digest(session, player, games)

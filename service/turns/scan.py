@@ -1,24 +1,32 @@
-"""The deadline scan, run by a beat task every minute (and by ``flask mail sweep``): for each
-game whose ``next_check_at`` has come, ask the policy (``service.turns.deadlines``) what is due
-and do it in one transaction with the game locked: a reminder, the "running late" note to the
-opponent, vacation days, or the loss on time. Due times live in the database, never in
-days-long countdown tasks (PITFALLS); running the scan twice at once does each thing once.
+"""The deadline scan, run by a beat task every minute (and by ``flask mail sweep``).
+
+The scan only finds the games whose ``next_check_at`` has come (an index scan that reads the due
+games alone), claims them for ``CHECK_LEASE`` and queues ``check_games`` tasks for them
+(``CHECK_TASK_GAMES`` games each) after its commit: a thousand due games cost the beat a fraction of
+a second, and the workers share the work. Each check asks the policy (``service.turns.deadlines``)
+what is due and does it in one transaction with the game locked: a reminder, the "running late"
+note, vacation days, or the loss on time. A check is idempotent (what it did is recorded on the game
+row in the same transaction), so a task run twice does each thing once; a task lost on the way
+leaves the game due again when its lease ends. Due times live in the database, never in days-long
+countdown tasks (PITFALLS). In the embedded mode the tasks run at once, in the scan.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlmodel import col, select
+from sqlmodel import Session, col, select, update
 from sqlmodel.sql.expression import SelectOfScalar
 
 from service import clock
+from service.after_commit import publish_after_commit
 from service.db import session_scope
 from service.games import store
-from service.games.state import apply_moves, load_state
+from service.games.state import apply_to_locked, load_state
 from service.models import Game, GameStatus
 from service.present import game_emails
 from service.turns.deadlines import (
@@ -36,35 +44,78 @@ logger = logging.getLogger(__name__)
 
 SCAN_TASK = "worker.scan_deadlines"
 """The Celery name of ``worker.tasks.scan_deadlines``."""
+CHECK_TASK = "worker.check_games"
+"""The Celery name of ``worker.tasks.check_games``."""
+CHECK_TASK_GAMES = 20
+"""The most games in one check task: a thousand due games make fifty tasks (publishing each
+costs about as much as claiming all the games), and several workers still share them."""
+
+CHECK_LEASE = timedelta(minutes=5)
+"""A claimed game is not picked by another scan for this long: its check task runs meanwhile (or
+was lost, and the game is due again)."""
 
 RECHECK = timedelta(minutes=1)
 """The soonest a game is looked at again when the policy names no later moment."""
+
+
+class Checked(enum.StrEnum):
+    """What one check of a game did (the last thing, when several fell due at once)."""
+
+    NOTHING = "nothing"
+    REMINDED = "reminded"
+    TOLD_LATE = "told-late"
+    VACATION = "vacation"
+    TIMED_OUT = "timed-out"
 
 
 @dataclass
 class ScanReport:
     """What one scan did (game ids)."""
 
-    reminded: list[int] = field(default_factory=list)
-    told_late: list[int] = field(default_factory=list)
-    vacation: list[int] = field(default_factory=list)
-    timed_out: list[int] = field(default_factory=list)
+    checked: list[int] = field(default_factory=list)
+    """Due games claimed, their checks queued (run already in the embedded mode)."""
     turns_started: list[int] = field(default_factory=list)
 
 
 def scan_deadlines(now: datetime | None = None) -> ScanReport:
-    """Do whatever is due at ``now`` (default: the service's clock) in every game, and start the
-    turns whose start task was lost."""
+    """Queue a check of every game where something is due at ``now`` (default: the service's
+    clock), at most ``TURN_SCAN_BATCH`` per run, and start the turns whose start task was
+    lost."""
     now = now or clock.now()
-    report = ScanReport()
     batch = int(current_app.config["TURN_SCAN_BATCH"])
     with session_scope() as session:
-        due_ids = session.exec(due_games_query(now, batch)).all()
-    for game_id in due_ids:
-        assert game_id is not None
-        check_game(game_id, now, report)
+        due = claim_due_games(session, now, batch)
+    # Committed: a check that starts now finds its game claimed, and a later scan leaves it.
+    publish_after_commit(
+        current_app.extensions["celery"],
+        [
+            (CHECK_TASK, (now.isoformat(), *due[start : start + CHECK_TASK_GAMES]))
+            for start in range(0, len(due), CHECK_TASK_GAMES)
+        ],
+        f"the checks of {len(due)} games",
+    )
+    report = ScanReport(checked=due)
     report.turns_started = [game_id for game_id, _ in sweep_unstarted_turns(now)]
     return report
+
+
+def claim_due_games(session: Session, now: datetime, limit: int) -> list[int]:
+    """The due games (``due_games_query``), each claimed until ``now + CHECK_LEASE``; rows that
+    another scan holds are skipped (PostgreSQL ``SKIP LOCKED``; SQLite's write lock is held by
+    the session already)."""
+    ids = [
+        game_id
+        for game_id in session.exec(due_games_query(now, limit).with_for_update(skip_locked=True))
+        if game_id is not None
+    ]
+    if ids:
+        session.exec(
+            update(Game)
+            .where(col(Game.id).in_(ids))
+            .values(next_check_at=now + CHECK_LEASE)
+            .execution_options(synchronize_session=False)
+        )
+    return ids
 
 
 def due_games_query(now: datetime, limit: int) -> SelectOfScalar[int | None]:
@@ -79,18 +130,16 @@ def due_games_query(now: datetime, limit: int) -> SelectOfScalar[int | None]:
     )
 
 
-def check_game(game_id: int, now: datetime, report: ScanReport) -> None:
-    """Do what is due in one game at ``now``, in one transaction."""
+def check_game(game_id: int, now: datetime) -> Checked:
+    """Do what is due in one game at ``now``, in one transaction, once: what was done is
+    recorded on the game row (reminders sent, the late notice, the new deadline, the result),
+    so a second check at the same moment finds nothing more to do."""
     lead = reminder_lead()
+    done = Checked.NOTHING
     with session_scope() as session:
         game = store.lock_game(session, game_id)
-        if (
-            game.status != GameStatus.ACTIVE
-            or game.deadline is None
-            or game.next_check_at is None
-            or game.next_check_at > now  # another scan got here first
-        ):
-            return
+        if game.status != GameStatus.ACTIVE or game.deadline is None or game.next_check_at is None:
+            return done
         state = load_state(session, game)
         seat = state.to_move
         seat_row, _ = store.seats_of(session, game_id)[seat]
@@ -113,23 +162,25 @@ def check_game(game_id: int, now: datetime, report: ScanReport) -> None:
             game.late_notice_sent = True
             session.add(seat_row)
             game_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
-            report.vacation.append(game_id)
+            done = Checked.VACATION
         if due is Due.TIMEOUT:
             game_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
             # The move listener sends the game-over emails and clears next_check_at.
-            apply_moves(session, game_id, seat, state.ply, ["timeout"], now=now, by_server=True)
-            report.timed_out.append(game_id)
-            return
+            apply_to_locked(
+                session, game, state, seat, state.ply, ["timeout"], now=now, by_server=True
+            )
+            return Checked.TIMED_OUT
         if due is not None:
             game_emails.queue_reminder(session, game, seat, now)
             turn = mark_sent(turn, due, now, lead)
             game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
             game.last_reminder_at = now
-            report.reminded.append(game_id)
+            done = Checked.REMINDED
         if not game.late_notice_sent and late_moment(turn, lead) <= now < turn.deadline:
             game_emails.queue_running_late(session, game, seat)
             game.late_notice_sent = True
-            report.told_late.append(game_id)
+            done = Checked.TOLD_LATE
         after = next_check(turn, lead, late_told=game.late_notice_sent)
         game.next_check_at = max(after, now + RECHECK) if after <= now else after
         session.add(game)
+    return done

@@ -25,7 +25,7 @@ from service.after_commit import publish_after_commit
 from service.db import session_scope
 from service.games import store
 from service.games.preferences import turn_preferences
-from service.games.state import add_move_listener, apply_moves, load_state
+from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus
 from service.present.game_emails import MadeClaim, queue_game_over, queue_your_turn
 from service.turns.deadlines import Due, TurnClock, next_check
@@ -118,13 +118,14 @@ def start_turn(game_id: int, turn: int) -> Started:
         if chosen.automatic_claims:
             claims = claims_until_the_end(state, engine.automatic_claims(state))
             if claims:
-                state, events = apply_moves(session, game_id, seat, state.ply, claims, now=now)
+                state, events = apply_to_locked(
+                    session, game, state, seat, state.ply, claims, now=now
+                )
                 made = [
                     MadeClaim(flag=e.flag, reason=e.reason)
                     for e in events
                     if isinstance(e, engine.FlagClaimed)
                 ]
-        game = store.lock_game(session, game_id)
         game.turn_notified = turn
         session.add(game)
         if state.result is None and not chosen.digest:

@@ -31,26 +31,31 @@ def position(
     empty_decks: bool = False,
     to_move: str = "A",
     phase: Phase = Phase.START,
-    tactics_played: tuple[int, int] = (0, 0),
-    leader_played: tuple[bool, bool] = (False, False),
+    tactics_played: tuple[int, ...] | None = None,
+    leader_played: tuple[bool, ...] | None = None,
     claimed: Mapping[int, str] | None = None,
     ply: int = 100,
 ) -> GameState:
     """A position from the cards named: ``flags={3: {"A": ["R7"], "B": [], "env": ["MUD:A"]}}``.
 
-    Cards on a side arrive in the order listed, at plies counted up from ``ply - 50``.
-    Unplaced cards go to the decks below ``troop_top`` / ``tactics_top``; with ``empty_decks``
-    they go to A's discards instead (face up, out of play), so the decks hold only the tops.
+    A flag's sides are named by the seats of its pair (``Ruleset.flag_seats``). Cards on a side
+    arrive in the order listed, at plies counted up from ``ply - 50``. Unplaced cards go to the
+    decks below ``troop_top`` / ``tactics_top``; with ``empty_decks`` they go to A's discards
+    instead (face up, out of play), so the decks hold only the tops.
     """
     rs = get_ruleset(ruleset)
+    seats = rs.seats
     used: list[str] = []
     arrival = ply - 50
     built = []
     for number in range(1, rs.flags + 1):
         spec = (flags or {}).get(number, {})
+        pair = rs.flag_seats(number - 1)
+        strangers = set(spec) - {*pair, "env"}
+        assert not strangers, f"flag {number} is contested by {pair}, not {strangers}"
         sides: list[tuple[str, ...]] = []
         times: list[tuple[int, ...]] = []
-        for seat in SEATS:
+        for seat in pair:
             cards = tuple(c.upper() for c in spec.get(seat, ()))
             sides.append(cards)
             times.append(tuple(range(arrival, arrival + len(cards))))
@@ -59,7 +64,7 @@ def position(
         env = []
         for item in spec.get("env", ()):
             card, _, side = item.partition(":")
-            env.append((card.upper(), SEATS.index(side or "A")))
+            env.append((card.upper(), SEATS.index(side or pair[0])))
             used.append(card.upper())
         owner = (claimed or {}).get(number)
         built.append(
@@ -70,9 +75,9 @@ def position(
                 claimed_by=None if owner is None else SEATS.index(owner),
             )
         )
-    hand_cards = [tuple((hands or {}).get(s, ())) for s in SEATS]
-    disc = [tuple((discards or {}).get(s, ())) for s in SEATS]
-    used += [*hand_cards[0], *hand_cards[1], *disc[0], *disc[1], *troop_top, *tactics_top]
+    hand_cards = [tuple((hands or {}).get(s, ())) for s in seats]
+    disc = [tuple((discards or {}).get(s, ())) for s in seats]
+    used += [c for cards in (*hand_cards, *disc) for c in cards] + [*troop_top, *tactics_top]
     assert len(used) == len(set(used)), f"a card is placed twice: {sorted(used)}"
     assert set(used) <= rs.all_cards, set(used) - rs.all_cards
     rest_troops = tuple(c for c in rs.troops if c not in used)
@@ -80,17 +85,17 @@ def position(
     troops = tuple(troop_top) + (() if empty_decks else rest_troops)
     tactics = tuple(tactics_top) + (() if empty_decks else rest_tactics)
     if empty_decks:
-        disc = [disc[0] + rest_troops + rest_tactics, disc[1]]
+        disc[0] = disc[0] + rest_troops + rest_tactics
     return GameState(
         ruleset=rs,
         claims=ClaimTiming(claims),
         flags=tuple(built),
-        hands=(hand_cards[0], hand_cards[1]),
+        hands=tuple(hand_cards),
         troop_deck=troops,
         tactics_deck=tactics,
-        discards=(disc[0], disc[1]),
-        tactics_played=tactics_played,
-        leader_played=leader_played,
+        discards=tuple(disc),
+        tactics_played=tactics_played or (0,) * len(seats),
+        leader_played=leader_played or (False,) * len(seats),
         first=0,
         mover=SEATS.index(to_move),
         phase=phase,
@@ -116,7 +121,7 @@ def all_cards(state: GameState) -> list[str]:
     cards: list[str] = []
     for flag in state.flags:
         cards += [*flag.cards[0], *flag.cards[1], *(c for c, _ in flag.env)]
-    for seat in (0, 1):
+    for seat in range(state.ruleset.players):
         cards += [*state.hands[seat], *state.discards[seat]]
     return cards + [*state.troop_deck, *state.tactics_deck]
 

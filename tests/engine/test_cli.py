@@ -120,3 +120,128 @@ def test_play_bad_lines_get_an_error_and_the_game_goes_on() -> None:
     errors = [line for line in done.stdout.splitlines() if "error:" in line]
     assert len(errors) == 4, done.stdout[-2000:]
     assert "flag 1:" in done.stdout  # 'why' explains each flag
+
+
+# --- three players (V6): FORMATS.md's additions -------------------------------------------------
+
+PAIRS = [["A", "B"]] * 3 + [["B", "C"]] * 3 + [["C", "A"]] * 3
+
+
+def three_player_record(tmp_path: Path, moves: list[str], first: str = "C") -> Path:
+    rs = RULESETS["battleline-3p"]
+    record = GameRecord(rs, ClaimTiming.ADVANCED, deal_from_seed(rs, "cli", first=first), ())
+    data = record.to_json()
+    data["moves"] = moves
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("ruleset", ["battleline-3p", "no-tactics-3p"])
+def test_v6_replay_json_of_a_finished_three_player_game(tmp_path: Path, ruleset: str) -> None:
+    done = engine_cli("replay", str(finished_record(tmp_path, ruleset, seed=11)), "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["ok"] is True and out["to_move"] is None
+    assert out["result"] in ("breakthrough", "envelopment", "stalemate")
+    assert out["winner"] in ("A", "B", "C") or (
+        isinstance(out["winner"], list) and len(out["winner"]) >= 2
+    )
+    assert [f["seats"] for f in out["flags"]] == PAIRS
+    for f, pair in zip(out["flags"], PAIRS, strict=True):
+        assert set(f) == {"flag", "claimed_by", "seats", "env", *pair}
+        assert f["claimed_by"] in (None, *pair)
+    for key in ("hands", "discards", "tactics_played"):
+        assert list(out[key]) == ["A", "B", "C"]
+    cards = [c for f in out["flags"] for s in f["seats"] for c in f[s]]
+    cards += [c for f in out["flags"] for c in f["env"]]
+    cards += [c for key in ("hands", "discards") for hand in out[key].values() for c in hand]
+    assert len(cards) + out["decks"]["troops"] + out["decks"]["tactics"] == len(
+        RULESETS[ruleset].all_cards
+    )
+
+
+def test_v6_replay_json_lists_the_seats_sharing_a_draw(tmp_path: Path) -> None:
+    out = json.loads(
+        engine_cli("replay", str(three_player_record(tmp_path, ["B: resign"])), "--json").stdout
+    )
+    assert out["winner"] == ["A", "C"] and out["result"] == "resignation"
+    person = engine_cli("replay", str(three_player_record(tmp_path, ["B: resign"])))
+    assert "draw between A and C (resignation)" in person.stdout
+    assert "C  flag  A" in person.stdout and "hand C: " in person.stdout
+
+
+def test_v6_replay_json_after_moves_and_an_illegal_one(tmp_path: Path) -> None:
+    rs = RULESETS["battleline-3p"]
+    hand_c = deal_from_seed(rs, "cli", first="C").hands[2]
+    troop = next(c for c in hand_c if c[1:].isdigit())
+    path = three_player_record(tmp_path, [f"C: {troop}>8", "C: draw troops"])
+    out = json.loads(engine_cli("replay", str(path), "--json").stdout)
+    assert out["to_move"] == "A" and out["winner"] is None and out["result"] is None
+    assert out["flags"][7] == {
+        "flag": 8,
+        "claimed_by": None,
+        "seats": ["C", "A"],
+        "C": [troop],
+        "A": [],
+        "env": [],
+    }
+    assert out["decks"] == {"troops": 38, "tactics": 10} and len(out["hands"]["C"]) == 7
+    bad = three_player_record(tmp_path, [f"C: {troop}>2"])
+    done = engine_cli("replay", str(bad), "--json")
+    assert done.returncode == 1
+    error = json.loads(done.stdout)
+    assert error["ok"] is False and error["move"] == 1 and "between A and B" in error["error"]
+
+
+def test_v6_legal_json_lists_only_the_seat_to_moves_own_flags(tmp_path: Path) -> None:
+    out = json.loads(engine_cli("legal", str(three_player_record(tmp_path, [])), "--json").stdout)
+    assert out["to_move"] == "C"
+    targets = {int(a.rsplit(">", 1)[1]) for a in out["actions"] if ">" in a}
+    assert targets == {4, 5, 6, 7, 8, 9}
+    assert all(a.startswith("C: ") for a in out["actions"])
+    over = json.loads(
+        engine_cli("legal", str(three_player_record(tmp_path, ["A: resign"])), "--json").stdout
+    )
+    assert over == {"to_move": None, "actions": []}
+
+
+def test_v6_deal_takes_a_three_player_ruleset_and_seed() -> None:
+    out = json.loads(engine_cli("deal", "seed-3", "--ruleset", "no-tactics-3p").stdout)
+    dealt = deal_from_seed(RULESETS["no-tactics-3p"], "seed-3")
+    assert out["ruleset"] == "no-tactics-3p" and out["first"] == dealt.first
+    assert [out["deal"][s] for s in "ABC"] == [list(h) for h in dealt.hands]
+    assert all(len(out["deal"][s]) == 6 for s in "ABC") and len(out["deal"]["troops"]) == 42
+    assert out["cut"] == dealt.describe_cut()
+
+
+def test_v6_play_with_three_random_movers_to_the_end(tmp_path: Path) -> None:
+    save = tmp_path / "played.json"
+    args = ["play", "--ruleset", "battleline-3p", "--seed", "5", "--save", str(save)]
+    done = engine_cli(*args, "--random", "A", "--random", "B", "--random", "C")
+    assert done.returncode == 0, done.stderr
+    assert " wins by " in done.stdout or "draw" in done.stdout
+    replayed = json.loads(engine_cli("replay", str(save), "--json").stdout)
+    assert replayed["ok"] is True and replayed["result"] is not None
+
+
+def test_v6_play_against_two_random_movers() -> None:
+    done = engine_cli(
+        "play",
+        "--ruleset",
+        "no-tactics-3p",
+        "--random",
+        "B",
+        "--random",
+        "C",
+        "--seed",
+        "2",
+        stdin="1\n" * 3000,
+    )
+    assert done.returncode == 0, done.stderr
+    assert " wins by " in done.stdout or "draw" in done.stdout
+
+
+def test_play_refuses_a_random_seat_the_ruleset_lacks() -> None:
+    done = engine_cli("play", "--random", "C", "--seed", "1")
+    assert done.returncode == 2 and "no seat C" in done.stderr

@@ -164,3 +164,11 @@ def test_subprocess_claims() -> None:
     lines = done.stdout.splitlines(keepends=True)
     assert "".join(lines[:2]) == EXAMPLE_OUT
     assert "error" in json.loads(lines[2])
+
+
+@pytest.mark.parametrize("ruleset", ["battleline-3p", "no-tactics-3p"])
+def test_v6_a_three_player_flag_is_a_two_seat_flag(ruleset: str) -> None:
+    lines = EXAMPLE_IN.replace('{"id"', f'{{"ruleset":"{ruleset}","id"')
+    out = io.StringIO()
+    run_claims(io.StringIO(lines), out)
+    assert out.getvalue() == EXAMPLE_OUT

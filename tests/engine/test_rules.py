@@ -173,7 +173,14 @@ def test_r7_both_decks_empty_no_draw() -> None:
 
 def test_r7_hand_sizes_per_ruleset() -> None:
     sizes = {name: rs.hand_size for name, rs in RULESETS.items()}
-    assert sizes == {"battleline": 7, "no-tactics": 6, "playing-cards": 7, "schotten-totten": 6}
+    assert sizes == {
+        "battleline": 7,
+        "no-tactics": 6,
+        "playing-cards": 7,
+        "schotten-totten": 6,
+        "battleline-3p": 7,
+        "no-tactics-3p": 6,
+    }
 
 
 # --- R8, R9: tactics limit and Leaders ------------------------------------------------------------

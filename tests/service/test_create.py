@@ -23,7 +23,7 @@ def _only_game(app: Flask) -> tuple[Game, list[Seat], list[Player]]:
     with app.app_context(), session_scope() as session:
         games = session.exec(select(Game)).all()
         assert len(games) == 1
-        seats = list(session.exec(select(Seat).order_by(Seat.seat)).all())
+        seats = list(session.exec(select(Seat).order_by(Seat.letter)).all())
         players = list(session.exec(select(Player).order_by(Player.email)).all())
         return games[0], seats, players
 
@@ -54,7 +54,7 @@ def test_create_game(app: Flask, client: FlaskClient, valid_form: dict[str, str]
     assert game.seed_commitment == engine.seed_commitment(game.seed)
     assert game.deal is None and game.deadline is None
     assert game.created_at.tzinfo is not None
-    assert [(s.seat, s.accepted) for s in seats] == [("A", True), ("B", False)]
+    assert [(s.letter, s.accepted) for s in seats] == [("A", True), ("B", False)]
     assert [(p.email, p.display_name) for p in players] == [
         ("alice@example.org", "Alice"),
         ("bob@example.org", "Bob"),

@@ -29,7 +29,8 @@ from service.games.state import (
     load_state,
 )
 from service.models import Game, GameStatus, utcnow
-from service.present.move_links import move_link_url, move_links
+from service.present.choices import move_choices
+from service.present.move_links import move_link_url, move_link_urls
 from tests.service.play_driver import create_and_accept, move_submissions, seat_to_move
 
 
@@ -169,7 +170,7 @@ def test_not_your_turn(app: Flask, client: FlaskClient, game: dict[str, Any]) ->
         ({"ply": "0"}, 400, "did not say"),
         ({"ply": "0", "move": "x" * 101}, 400, "longer than any move"),
         ({"ply": "0", "move": "R7>>3"}, 400, "could not be read"),
-        ({"ply": "0", "move": "R7>3", "then": "draw gold"}, 400, "cannot follow"),
+        ({"ply": "0", "move": "R7>3", "then": "draw gold"}, 400, "could not be read"),
         ({"ply": "0", "move": "timeout"}, 400, "Only the server"),
         ({"ply": "0", "move": "B: pass"}, 403, "a move for B"),
     ],
@@ -386,14 +387,20 @@ def test_expired_move_link(app: Flask, client: FlaskClient, game: dict[str, Any]
 
 
 def test_move_links_for_mail(app: Flask, game: dict[str, Any]) -> None:
+    """One link per legal move, all with one token, grouped by the same builder as the page."""
     seat, _, state = to_move(app, game)
-    other = "B" if seat == "A" else "A"
+    legal = engine.legal_moves(state)
     with app.app_context(), session_scope() as session:
         seats = store.seats_of(session, game["id"])
-        links = move_links(seats[seat][0], state)
-        assert [m for m, _ in links] == engine.legal_moves(state)
-        assert all(url.startswith("http://bl.test/m/") for _, url in links)
-        assert move_links(seats[other][0], state) == []
+        choices = move_choices(state, seat)
+        urls = move_link_urls(seats[seat][0], state.ply, choices.count)
+    assert choices.count == len(legal) == len(set(urls))
+    assert all(url.startswith("http://bl.test/m/") for url in urls)
+    assert all(legal[c.index] == c.move for c in choices.links)
+    grouped = [c.move for group in choices.plays for c in group.choices]
+    assert grouped == [m for m in legal if m.action is engine.Action.PLAY]
+    other = next(s for s in state.ruleset.seats if s != seat)
+    assert move_choices(state, other).count == 0
 
 
 # --- apply_moves directly ---------------------------------------------------------------------

@@ -91,7 +91,7 @@ def test_posts_from_another_site_are_refused(
         assert "another site" in response.get_data(as_text=True)
     with app.app_context(), session_scope() as session:
         assert session.exec(select(Game)).one().status == "invited"
-        seat = session.exec(select(Seat).where(Seat.seat == "A")).one()
+        seat = session.exec(select(Seat).where(Seat.letter == "A")).one()
         token = tokens.make_games_token(seat.player_id, 0)
     assert (
         client.post(f"/me/{token}/sign-in", headers={"Origin": "https://evil.example"}).status_code

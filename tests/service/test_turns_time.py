@@ -15,7 +15,7 @@ from service.db import session_scope
 from service.games.state import apply_moves
 from service.outbox import MailKind
 from service.turns.digest import send_digests
-from service.turns.scan import scan_deadlines
+from service.turns.scan import CHECK_LEASE, CHECK_TASK, Checked, check_game, scan_deadlines
 from service.turns.start import start_turn
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import get_ok, link_to, rows
@@ -170,7 +170,7 @@ def test_flask_mail_sweep_runs_the_scan_once(app: Flask, client: FlaskClient) ->
     at(app, T0 + 36 * H)
     result = app.test_cli_runner().invoke(args=["mail", "sweep"])
     assert result.exit_code == 0, result.output
-    assert "reminders 1" in result.output and "emails sent" in result.output
+    assert "games checked for deadlines 1" in result.output and "emails sent" in result.output
     assert rows(app, kind=MailKind.REMINDER)[0].recipient == EMAILS[mover]
     assert "flask --app service mail sweep" in client.get("/dev/outbox").get_data(as_text=True)
 
@@ -235,3 +235,31 @@ def test_a_claim_at_the_start_of_a_turn_can_end_the_game(app: Flask, client: Fla
     assert final.result is not None and final.result.winner == state.to_move
     assert len(rows(app, kind=MailKind.YOUR_TURN)) == before
     assert len(rows(app, kind=MailKind.GAME_OVER)) == 2
+
+
+def test_a_claimed_game_is_left_by_the_next_scan_and_a_lost_check_comes_back(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The scan claims a due game for CHECK_LEASE and queues its check; a second scan meanwhile
+    queues nothing; if the check never runs, the game is due again when the lease ends."""
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    moment = T0 + 36 * H
+    with app.app_context(), mock.patch("service.turns.scan.publish_after_commit") as publish:
+        assert scan_deadlines(moment).checked == [game_id]
+        assert scan_deadlines(moment + H / 60).checked == []
+        (sends,) = [call.args[1] for call in publish.call_args_list if call.args[1]]
+        assert sends == [(CHECK_TASK, (moment.isoformat(), game_id))]
+        # The check was lost: nothing was sent, and the lease brings the game back.
+        assert rows(app, kind=MailKind.REMINDER) == []
+        assert scan_deadlines(moment + CHECK_LEASE).checked == [game_id]
+
+
+def test_a_check_run_twice_does_each_thing_once(app: Flask, client: FlaskClient) -> None:
+    at(app, T0)
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    moment = T0 + 36 * H
+    with app.app_context():
+        assert check_game(game_id, moment) is Checked.REMINDED
+        assert check_game(game_id, moment) is Checked.NOTHING
+    assert len(rows(app, kind=MailKind.REMINDER)) == 1

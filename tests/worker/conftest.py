@@ -130,6 +130,8 @@ class Stop:
     """At ``received``: the server keeps the message before it waits, as Postfix does once it has
     the final ".", so it is delivered even if the client never reads the 250. False: kept only
     if the session goes on after the release."""
+    passes: int = 0
+    """How many times the stage is passed before the stop (the later messages of a batch)."""
     reached: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
     abandoned: threading.Event = field(default_factory=threading.Event)
@@ -155,10 +157,18 @@ class Mailbox:
     stop: Stop | None = None
     """The next session to reach ``stop.stage`` waits there until ``stop.release``."""
 
+    @staticmethod
+    def passing(stop: Stop) -> bool:
+        """Whether this time at the stop's stage is one of its ``passes`` (counted down)."""
+        if stop.passes <= 0:
+            return False
+        stop.passes -= 1
+        return True
+
     async def checkpoint(self, stage: str) -> Stop | None:
         """Wait here if the stop is set for ``stage`` (then clear it); the Stop, or None."""
         stop = self.stop
-        if stop is None or stop.stage != stage:
+        if stop is None or stop.stage != stage or self.passing(stop):
             return None
         self.stop = None
         stop.reached.set()
@@ -212,7 +222,7 @@ class Mailbox:
                 await asyncio.sleep(0.02)
             return "451 4.3.0 Interrupted, try again"
         stop = self.stop
-        if stop is not None and stop.stage == "received":
+        if stop is not None and stop.stage == "received" and not self.passing(stop):
             if stop.keep:
                 self._keep(session, envelope)
             await self.checkpoint("received")

@@ -1,0 +1,412 @@
+"""Which moves are legal now: the checks, and ``legal_moves`` built on them.
+
+Every check lives in one ``check_*`` function that both ``engine.apply`` (to raise a precise
+error) and ``legal_moves`` (to list what passes) go through, so the two cannot disagree. The
+checks assume what ``apply`` guards once: the game goes on and the move is the mover's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import permutations
+
+from engine.cards import ENVIRONMENT, LEADERS, MORALE, Card, Tactic, is_tactic, is_troop
+from engine.claims import claim_proof, claims_allowed_now, provable_flags
+from engine.errors import IllegalMoveError
+from engine.moves import Action, Deck, Move
+from engine.prover import ClaimProof, ClaimStatus
+from engine.rulesets import ClaimTiming
+from engine.state import SEATS, FlagState, GameState, Phase
+
+# --- claims ---------------------------------------------------------------------------------------
+
+
+def check_claim(state: GameState, flag: int) -> ClaimProof:
+    """The proof that the mover may claim flag ``flag`` (1-based) now; raises IllegalMoveError
+    when claims are not allowed at this moment (R4, R5), the flag is not one of the mover's
+    (V6.2) or it is not provable (R13)."""
+    if not claims_allowed_now(state):
+        if state.claims is ClaimTiming.ADVANCED:
+            raise IllegalMoveError(
+                "under the advanced rule flags are claimed only at the start of your turn, "
+                "before you play",
+                "R5",
+            )
+        raise IllegalMoveError("flags are claimed after you play your card, before you draw", "R4")
+    check_flag_number(state, flag)
+    proof = claim_proof(state, state.mover, flag - 1)
+    if not proof.claimable:
+        rule = "V6.2" if proof.status is ClaimStatus.NOT_YOURS else "R13"
+        raise IllegalMoveError(f"flag {flag} cannot be claimed: {proof.reason}", rule)
+    return proof
+
+
+# --- flags and cards ------------------------------------------------------------------------------
+
+
+def check_flag_number(state: GameState, flag: int | None) -> int:
+    """The 0-based index of flag ``flag`` (1-based); raises IllegalMoveError for no such flag."""
+    if flag is None or not 1 <= flag <= len(state.flags):
+        raise IllegalMoveError(f"there is no flag {flag} (flags are 1 to {len(state.flags)})")
+    return flag - 1
+
+
+def check_contested(state: GameState, index: int, rule: str) -> int:
+    """The mover's side (0 or 1) at flag ``index`` (0-based); raises IllegalMoveError naming
+    ``rule`` when the flag is not one of the mover's own (V6.2 for cards played there, V6.3 for
+    what tactics do there). With two players every flag is both seats' own."""
+    side = state.ruleset.side(index, state.mover)
+    if side is None:
+        first, second = state.ruleset.flag_seats(index)
+        raise IllegalMoveError(
+            f"flag {index + 1} lies between {first} and {second}: your cards and tactics act "
+            "only at your own flags",
+            rule,
+        )
+    return side
+
+
+def opponent_at(state: GameState, index: int, side: int) -> int:
+    """The seat index on the other side of flag ``index`` from ``side``."""
+    return state.ruleset.flag_pairs[index][1 - side]
+
+
+def check_unclaimed(state: GameState, flag: int | None) -> FlagState:
+    """Flag ``flag`` (1-based); raises IllegalMoveError when it is claimed (R14) or absent."""
+    index = check_flag_number(state, flag)
+    f = state.flags[index]
+    if f.claimed_by is not None:
+        raise IllegalMoveError(
+            f"flag {flag} is claimed by {SEATS[f.claimed_by]}: nothing may be played there "
+            "nor taken from it",
+            "R14",
+        )
+    return f
+
+
+def check_in_hand(state: GameState, card: Card | None) -> Card:
+    """The card, when the mover holds it; raises IllegalMoveError otherwise."""
+    if card is None or card not in state.hands[state.mover]:
+        raise IllegalMoveError(f"{card} is not in your hand")
+    return card
+
+
+def tactics_allowed(state: GameState) -> bool:
+    """Whether the mover may play a tactics card now: it has not played more than any of its
+    opponents (R8; against the fewer of its two opponents' counts, V6.4)."""
+    me = state.mover
+    played = state.tactics_played
+    return all(played[me] <= n for i, n in enumerate(played) if i != me)
+
+
+def check_tactics_limit(state: GameState) -> None:
+    """Raises IllegalMoveError when the mover has played more tactics cards than an opponent
+    (R8, V6.4)."""
+    if tactics_allowed(state):
+        return
+    me = state.mover
+    mine = state.tactics_played[me]
+    theirs = min(n for i, n in enumerate(state.tactics_played) if i != me)
+    if state.ruleset.players == 2:
+        raise IllegalMoveError(
+            f"you have played {mine} tactics cards and your opponent {theirs}: you may play "
+            "another only when you have not played more than your opponent",
+            "R8",
+        )
+    raise IllegalMoveError(
+        f"you have played {mine} tactics cards and one of your opponents only {theirs}: you may "
+        "play another only when you have not played more than either opponent",
+        "V6.4",
+    )
+
+
+def check_free_slot(state: GameState, flag: int | None, rule: str = "V6.2") -> int:
+    """The 0-based index of flag ``flag`` (1-based), when it is one of the mover's own (``rule``
+    names the ruling otherwise) and the mover's side there has room; raises IllegalMoveError
+    otherwise."""
+    index = check_flag_number(state, flag)
+    side = check_contested(state, index, rule)
+    f = check_unclaimed(state, flag)
+    if len(f.cards[side]) >= f.size(state.ruleset):
+        raise IllegalMoveError(f"your side of flag {flag} is full")
+    return index
+
+
+def check_own_card_at(state: GameState, seat: int, card: Card | None, source: int | None) -> int:
+    """The 0-based index of flag ``source`` (1-based), when ``card`` lies on seat (index)'s side
+    of it and the flag is unclaimed and one of the mover's own (V6.3); raises IllegalMoveError
+    otherwise. ``seat`` is the mover or the other seat of that flag."""
+    index = check_flag_number(state, source)
+    mine = check_contested(state, index, "V6.3")
+    check_unclaimed(state, source)
+    side = mine if seat == state.mover else 1 - mine
+    if card not in state.flags[index].cards[side]:
+        whose = "your" if seat == state.mover else "your opponent's"
+        raise IllegalMoveError(f"{card} is not on {whose} side of flag {source}")
+    return index
+
+
+# --- playing a card -------------------------------------------------------------------------------
+
+
+def check_play(state: GameState, card: Card, flag: int | None) -> None:
+    """A card from the hand to a flag: a troop, a morale or an environment tactics card.
+
+    Raises IllegalMoveError naming the rule that forbids it.
+    """
+    check_in_hand(state, card)
+    if card in ENVIRONMENT:
+        check_tactics_limit(state)
+        check_contested(state, check_flag_number(state, flag), "V6.3")
+        check_unclaimed(state, flag)
+        return
+    if is_tactic(card) and card not in MORALE:
+        raise IllegalMoveError(f"{card} is not played to a flag: see docs/notation.md")
+    if card in MORALE:
+        check_tactics_limit(state)
+        if card in LEADERS and state.leader_played[state.mover]:
+            raise IllegalMoveError(
+                "you have already played a Leader: the second stays in your hand to the end", "R9"
+            )
+    check_free_slot(state, flag)
+
+
+def can_play_troop(state: GameState) -> bool:
+    """Whether the mover holds a troop and has a free slot on an unclaimed flag of its own (R6,
+    V6.2)."""
+    me = state.mover
+    if not any(is_troop(c) for c in state.hands[me]):
+        return False
+    rs = state.ruleset
+    flags = state.flags
+    return any(
+        flags[i].claimed_by is None and len(flags[i].cards[side]) < flags[i].size(rs)
+        for i, side in rs.seat_flags[me]
+    )
+
+
+def check_pass(state: GameState) -> None:
+    """Raises IllegalMoveError when the mover could play a troop instead of passing (R6)."""
+    if can_play_troop(state):
+        raise IllegalMoveError(
+            "you may pass only when you cannot play a troop card (no troop in hand, or no free "
+            "slot on your side of an unclaimed flag)",
+            "R6",
+        )
+
+
+def check_redeploy(state: GameState, move: Move) -> None:
+    """The target of a Redeploy (R17); raises IllegalMoveError. The card in hand and the tactics
+    limit are checked apart."""
+    if move.card in ENVIRONMENT:
+        raise IllegalMoveError("Redeploy moves troop and morale cards, not Fog or Mud", "R17")
+    check_own_card_at(state, state.mover, move.card, move.source)
+    if move.flag is not None:
+        if move.flag == move.source:
+            raise IllegalMoveError("Redeploy moves a card to another flag, or discards it", "R17")
+        check_free_slot(state, move.flag, "V6.3")
+
+
+def check_deserter(state: GameState, move: Move) -> None:
+    """The target of a Deserter (R18); raises IllegalMoveError. The card in hand and the tactics
+    limit are checked apart."""
+    index = check_flag_number(state, move.source)
+    opp = opponent_at(state, index, check_contested(state, index, "V6.3"))
+    flag = check_unclaimed(state, move.source)
+    if move.card in ENVIRONMENT:
+        if (move.card, opp) not in flag.env:
+            raise IllegalMoveError(
+                f"{move.card} is not on your opponent's side of flag {index + 1}"
+            )
+        return
+    check_own_card_at(state, opp, move.card, move.source)
+
+
+def check_traitor(state: GameState, move: Move) -> None:
+    """The card taken and the target of a Traitor (R19); raises IllegalMoveError. The card in
+    hand and the tactics limit are checked apart."""
+    if move.card is None or not is_troop(move.card):
+        raise IllegalMoveError("Traitor takes a troop card, not a tactics card", "R19")
+    index = check_flag_number(state, move.source)
+    opp = opponent_at(state, index, check_contested(state, index, "V6.3"))
+    check_own_card_at(state, opp, move.card, move.source)
+    check_free_slot(state, move.flag, "V6.3")
+
+
+# --- drawing --------------------------------------------------------------------------------------
+
+
+def draw_due(state: GameState) -> bool:
+    """Whether the mover's turn must end with a draw (R7): no Scout this turn, a hand below the
+    full size and a card left in a deck."""
+    return (
+        not state.scouted
+        and len(state.hands[state.mover]) < state.ruleset.hand_size
+        and bool(state.troop_deck or state.tactics_deck)
+    )
+
+
+def deck_cards(state: GameState, deck: Deck | None) -> tuple[Card, ...]:
+    """The cards of a draw deck, top first (the troop deck unless ``deck`` is the tactics)."""
+    return state.tactics_deck if deck is Deck.TACTICS else state.troop_deck
+
+
+def check_draw_deck(state: GameState, deck: Deck | None) -> None:
+    """Raises IllegalMoveError when the deck is empty (R7)."""
+    if not deck_cards(state, deck):
+        raise IllegalMoveError(f"the {deck} deck is empty", "R7")
+
+
+def scout_draws_left(state: GameState) -> int:
+    """How many more cards the mover may draw with the Scout being played now (R16): 0 outside
+    a Scout, and never more than the decks hold."""
+    if state.phase is not Phase.SCOUT:
+        return 0
+    left = state.ruleset.scout_draws - state.scout_draws
+    return max(0, min(left, len(state.troop_deck) + len(state.tactics_deck)))
+
+
+def check_scout_draw(state: GameState) -> None:
+    """Raises IllegalMoveError when the Scout has drawn all it may (R16)."""
+    if state.scout_draws >= state.ruleset.scout_draws:
+        raise IllegalMoveError(
+            f"the Scout draws {_count_words(state.ruleset.scout_draws)} cards at most: now put "
+            "cards back",
+            "R16",
+        )
+
+
+def scout_returns_due(state: GameState) -> int:
+    """How many cards the mover must put back to end a Scout now: what brings the hand back to
+    its full size (R16); 0 outside a Scout."""
+    if state.phase is not Phase.SCOUT:
+        return 0
+    return max(0, len(state.hands[state.mover]) - state.ruleset.hand_size)
+
+
+def out_of_phase(state: GameState, move: Move) -> str:
+    """Why the mover cannot make ``move`` at this point of the turn, in a sentence a player
+    can read (the move's action has no place in the current phase)."""
+    phase = state.phase
+    if phase is Phase.MUD_DISCARD:
+        flags = ", ".join(str(i + 1) for s, i in state.pending_discards if s == state.mover)
+        return f"first discard one card from your four at flag {flags}: the Mud has left (R20)"
+    if move.action is Action.CLAIM:
+        try:
+            check_claim(state, move.flag or 0)
+        except IllegalMoveError as e:
+            return str(e)
+    if phase is Phase.START:
+        return f"'{move.action_text()}' comes later: first play a card (or pass, R6)"
+    if phase is Phase.SCOUT:
+        up_to = _count_words(state.ruleset.scout_draws)
+        return f"you are scouting: draw up to {up_to} cards, then put cards back (R16)"
+    if move.action is Action.DRAW:
+        return "no draw is due now: end your turn with 'end'"
+    if move.action is Action.END and draw_due(state):
+        return "you must draw a card before your turn ends (R7)"
+    return f"you have already played this turn: '{move.action_text()}' is not possible now"
+
+
+def _count_words(n: int) -> str:
+    return {1: "one", 2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
+# --- legal_moves ----------------------------------------------------------------------------------
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every move the seat to move may make now, in a stable order.
+
+    Resigning (either seat, at any time) is always allowed and not listed.
+    """
+    if state.result is not None:
+        return []
+    return list(_generate(state))
+
+
+def _generate(state: GameState) -> Iterator[Move]:
+    me = state.mover
+    seat = SEATS[me]
+    phase = state.phase
+    if phase is Phase.MUD_DISCARD:
+        for s, index in state.pending_discards:
+            if s == me:
+                side = state.ruleset.side(index, me)
+                assert side is not None  # only a side of the flag's pair can owe (R20)
+                for card in state.flags[index].cards[side]:
+                    yield Move(seat, Action.DISCARD, card=card, source=index + 1)
+        return
+    if claims_allowed_now(state):
+        for flag in provable_flags(state, seat):
+            yield Move(seat, Action.CLAIM, flag=flag)
+    if phase is Phase.START:
+        yield from _generate_plays(state)
+        if not can_play_troop(state):
+            yield Move(seat, Action.PASS)
+    elif phase is Phase.SCOUT:
+        if state.scout_draws < state.ruleset.scout_draws:
+            for deck in (Deck.TROOPS, Deck.TACTICS):
+                if deck_cards(state, deck):
+                    yield Move(seat, Action.DRAW, deck=deck)
+        for cards in permutations(state.hands[me], scout_returns_due(state)):
+            yield Move(seat, Action.RETURN, cards=cards)
+    elif phase is Phase.AFTER_PLAY:
+        if draw_due(state):
+            for deck in (Deck.TROOPS, Deck.TACTICS):
+                if deck_cards(state, deck):
+                    yield Move(seat, Action.DRAW, deck=deck)
+        else:
+            yield Move(seat, Action.END)
+
+
+def _generate_plays(state: GameState) -> Iterator[Move]:
+    me = state.mover
+    seat = SEATS[me]
+    rs = state.ruleset
+    flags = state.flags
+    hand = state.hands[me]
+    tactics_ok = tactics_allowed(state)
+    # the mover's own unclaimed flags (V6.2), lowest first, with its side there
+    mine = [(i, side) for i, side in rs.seat_flags[me] if flags[i].claimed_by is None]
+    free = [i for i, side in mine if len(flags[i].cards[side]) < flags[i].size(rs)]
+    # In the order a hand is shown (view), so pages list plays card by card as the hand reads.
+    for card in sorted(hand, key=rs.card_order.__getitem__):
+        if is_troop(card):
+            for i in free:
+                yield Move(seat, Action.PLAY, card=card, flag=i + 1)
+            continue
+        if not tactics_ok:
+            continue
+        if card in MORALE:
+            if card in LEADERS and state.leader_played[me]:
+                continue
+            for i in free:
+                yield Move(seat, Action.PLAY, card=card, flag=i + 1)
+        elif card in ENVIRONMENT:
+            for i, _ in mine:
+                yield Move(seat, Action.PLAY, card=card, flag=i + 1)
+        elif card == Tactic.SCOUT:
+            yield Move(seat, Action.SCOUT, card=card)
+        elif card == Tactic.REDEPLOY:
+            for i, side in mine:
+                for own in flags[i].cards[side]:
+                    for j in free:
+                        if j != i:
+                            yield Move(seat, Action.REDEPLOY, card=own, source=i + 1, flag=j + 1)
+                    yield Move(seat, Action.REDEPLOY, card=own, source=i + 1, flag=None)
+        elif card == Tactic.DESERTER:
+            for i, side in mine:
+                flag = flags[i]
+                opp = opponent_at(state, i, side)
+                for theirs in flag.cards[1 - side]:
+                    yield Move(seat, Action.DESERTER, card=theirs, source=i + 1)
+                for env, owner in flag.env:
+                    if owner == opp:
+                        yield Move(seat, Action.DESERTER, card=env, source=i + 1)
+        elif card == Tactic.TRAITOR:
+            for i, side in mine:
+                for theirs in flags[i].cards[1 - side]:
+                    if is_troop(theirs):
+                        for j in free:
+                            yield Move(seat, Action.TRAITOR, card=theirs, source=i + 1, flag=j + 1)

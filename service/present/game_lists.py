@@ -1,0 +1,95 @@
+"""Lists of a player's games ("my games", the daily digest): what each game row says, read in two
+queries whatever the number of games. No position is loaded: the row knows whose turn it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+import engine
+from service.games import store
+from service.games.preferences import turn_preferences
+from service.links import private_page_url
+from service.models import Game, GameStatus, Player, Seat
+from service.present.summaries import in_words
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGame:
+    """One game as its player sees it in a list. No seed, no hand."""
+
+    game_number: int
+    ruleset_title: str
+    status: str
+    seat: str
+    """The player's seat letter."""
+    opponents: tuple[str, ...]
+    """The display names of the other seats, in seat order."""
+    to_move: str | None
+    """The seat to move while the game is being played."""
+    move_number: int
+    """The number of the next entry in the log."""
+    deadline: datetime | None
+    result: dict[str, Any] | None
+    private_url: str
+    public_id: str
+    updated_at: datetime
+    digest: bool
+    """This seat is told of its turns by the daily digest, not one email per turn."""
+
+    @property
+    def your_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def opponent(self) -> str:
+        """The other seats' names as words: "Bob", "Bob and Carol"."""
+        return in_words(list(self.opponents)) or "?"
+
+
+def player_games(session: Session, player: Player, *, to_play: bool = False) -> list[PlayerGame]:
+    """The player's games, newest first; with ``to_play``, only the active games where it is
+    their turn, soonest deadline first."""
+    query = (
+        select(Game, Seat)
+        .join(Seat, col(Seat.game_id) == col(Game.id))
+        .where(Seat.player_id == player.id)
+    )
+    if to_play:
+        query = query.where(
+            Game.status == GameStatus.ACTIVE,
+            col(Game.to_move) == col(Seat.letter),
+            Game.rules_version == engine.RULES_VERSION,
+        ).order_by(col(Game.deadline), col(Game.id))
+    else:
+        query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc())
+    rows = session.exec(query).all()
+    seats = store.seats_of_games(session, [game.id for game, _ in rows if game.id is not None])
+    return [_listed(game, seat, player, seats.get(seat.game_id, {})) for game, seat in rows]
+
+
+def _listed(
+    game: Game, seat: Seat, player: Player, seats: dict[str, tuple[Seat, Player]]
+) -> PlayerGame:
+    assert game.id is not None
+    active = game.status == GameStatus.ACTIVE
+    return PlayerGame(
+        game_number=game.id,
+        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        status=game.status,
+        seat=seat.letter,
+        opponents=tuple(
+            p.display_name for letter, (_, p) in seats.items() if letter != seat.letter
+        ),
+        to_move=game.to_move if active else None,
+        move_number=game.ply + 1,
+        deadline=game.deadline if active else None,
+        result=game.result,
+        private_url=private_page_url(seat),
+        public_id=game.public_id,
+        updated_at=game.updated_at,
+        digest=turn_preferences(player, seat).digest,
+    )
