@@ -20,6 +20,7 @@ from typing import Any
 from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+import engine
 from service.refusal import Refusal
 
 SECONDS_PER_DAY = 24 * 60 * 60
@@ -149,7 +150,7 @@ def checked_payload(payload: Any, fields: Mapping[str, type]) -> dict[str, Any]:
         or set(payload) != set(fields)
         or not all(type(payload[key]) is kind for key, kind in fields.items())
         or not all(0 <= value <= MAX_ID for value in payload.values() if type(value) is int)
-        or payload.get("s", "A") not in ("A", "B")
+        or payload.get("s", "A") not in engine.SEATS
     ):
         raise TamperedTokenError()
     return payload

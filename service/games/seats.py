@@ -14,10 +14,20 @@ def seat_for_token(
 ) -> tuple[Game, Seat]:
     """The game and seat a private-page token names, checking it was not revoked.
 
-    ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError or
-    RevokedTokenError.
+    ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError, and the
+    errors of ``checked_seat``.
     """
     game = (store.lock_game if lock else store.get_game)(session, token.game_id)
-    seat = store.seats_of(session, token.game_id)[token.seat][0]
-    tokens.check_generation(token.generation, seat.token_generation)
-    return game, seat
+    return game, checked_seat(session, token.game_id, token.seat, token.generation)
+
+
+def checked_seat(session: Session, game_id: int, letter: str, generation: int) -> Seat:
+    """The seat ``letter`` of a game, if a link of this ``generation`` still opens it. Raises
+    TamperedTokenError when the game has no such seat (a well-signed token never names one:
+    a two-player game has no seat C), RevokedTokenError when the link was revoked."""
+    found = store.seats_of(session, game_id).get(letter)
+    if found is None:
+        raise tokens.TamperedTokenError()
+    seat = found[0]
+    tokens.check_generation(generation, seat.token_generation)
+    return seat

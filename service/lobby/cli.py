@@ -28,8 +28,8 @@ def _game(session: Session, game_id: int, *, lock: bool) -> Game:
 def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
     click.echo(f"game {game.id}: {game.ruleset}, {game.status}")
     click.echo(f"seed commitment: {game.seed_commitment}")
-    for letter in ("A", "B"):
-        click.echo(f"private link {letter}: {private_page_url(seats[letter])}")
+    for letter, seat in sorted(seats.items()):
+        click.echo(f"private link {letter}: {private_page_url(seat)}")
     click.echo(f"public page: {external_url('history.public_page', public_id=game.public_id)}")
 
 
@@ -39,6 +39,10 @@ def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
 @click.option("--a-email", required=True)
 @click.option("--b-name", required=True, help="Name of the invited player (seat B).")
 @click.option("--b-email", required=True)
+@click.option(
+    "--c-name", default=None, help="Name of the third player (seat C): a three-player ruleset only."
+)
+@click.option("--c-email", default=None)
 @click.option(
     "--claims",
     type=click.Choice([c.value for c in ClaimTiming]),
@@ -54,7 +58,8 @@ def _echo_links(game: Game, seats: dict[str, Seat]) -> None:
 )
 @click.option("--visibility", type=click.Choice([v.value for v in Visibility]), default="unlisted")
 def create_command(**options: object) -> None:
-    """Create a game and print both private links (B still has to accept)."""
+    """Create a game and print every seat's private link (the invited seats, B and with three
+    players C, still have to accept)."""
     form = {key: "" if value is None else str(value) for key, value in options.items()}
     try:
         new = parse_new_game(form)
@@ -80,11 +85,14 @@ def links_command(game_id: int) -> None:
 
 @games_cli.command("revoke")
 @click.argument("game_id", type=int)
-@click.argument("seat", type=click.Choice(["A", "B"]))
+@click.argument("seat", type=click.Choice(["A", "B", "C"]))
 def revoke_command(game_id: int, seat: str) -> None:
     """Withdraw every link of one seat and print its new private link."""
     with session_scope() as session:
         _game(session, game_id, lock=True)
-        row = store.seats_of(session, game_id)[seat][0]
+        seats = store.seats_of(session, game_id)
+        if seat not in seats:
+            raise click.ClickException(f"Game {game_id} has no seat {seat}.")
+        row = seats[seat][0]
         store.revoke_seat_links(session, row)
         click.echo(f"private link {seat}: {private_page_url(row)}")

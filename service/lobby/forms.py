@@ -15,11 +15,15 @@ from service.refusal import Refusal
 from service.turn_settings import DEFAULT_VACATION_DAYS, MAX_VACATION_DAYS
 
 DEFAULT_DAYS_PER_MOVE = 3
+THIRD_PLAYER_FIELDS = ("c_name", "c_email")
+"""The third player's fields: required for a three-player ruleset, refused for another."""
 
 
 @dataclass(frozen=True)
 class NewGame:
-    """A validated request for a game. Seat A is the person creating it, B the one invited."""
+    """A validated request for a game. Seat A is the person creating it, B the one invited, and
+    in a three-player game C the other one invited (``c_name`` and ``c_email`` are None in a
+    two-player game)."""
 
     a_name: str
     a_email: str
@@ -31,6 +35,21 @@ class NewGame:
     visibility: Visibility
     vacation_days: int = DEFAULT_VACATION_DAYS
     """Days each player may overrun deadlines before losing on time."""
+    c_name: str | None = None
+    c_email: str | None = None
+
+    @property
+    def players(self) -> tuple[tuple[str, str, str], ...]:
+        """(seat, name, email) of every seat, in seat order: the creator first."""
+        seats = [("A", self.a_name, self.a_email), ("B", self.b_name, self.b_email)]
+        if self.c_name is not None and self.c_email is not None:
+            seats.append(("C", self.c_name, self.c_email))
+        return tuple(seats)
+
+    @property
+    def invited_emails(self) -> tuple[str, ...]:
+        """The addresses of the invited seats (every seat but the creator's)."""
+        return tuple(email for _, _, email in self.players[1:])
 
 
 class FormError(Refusal):
@@ -48,27 +67,41 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
     """Validate a submitted new-game form. Raises FormError naming every bad field.
 
     Missing optional fields get defaults: the ruleset's claim timing, three days per move,
-    seven vacation days, unlisted.
+    seven vacation days, unlisted. The third player (``c_name``, ``c_email``) is required for a
+    three-player ruleset and refused for a two-player one (an empty field counts as absent).
     """
     errors: dict[str, str] = {}
     values: dict[str, str] = {}
-    for field, check in (
-        ("a_name", check_name),
-        ("a_email", check_email),
-        ("b_name", check_name),
-        ("b_email", check_email),
-    ):
+    ruleset_name = form.get("ruleset", "battleline")
+    ruleset = RULESETS.get(ruleset_name)
+    if ruleset is None:
+        errors["ruleset"] = "must be one of " + ", ".join(RULESETS)
+
+    fields = [("a_name", check_name), ("a_email", check_email)]
+    fields += [("b_name", check_name), ("b_email", check_email)]
+    third_given = [f for f in THIRD_PLAYER_FIELDS if form.get(f, "").strip()]
+    if ruleset is not None and len(ruleset.seats) > 2:
+        fields += [("c_name", check_name), ("c_email", check_email)]
+    elif ruleset is not None:
+        for field in third_given:
+            errors[field] = (
+                "is only for a game for three: leave it empty, or choose a game for three"
+            )
+    else:
+        # Unknown ruleset: still check whatever was typed for the third player.
+        fields += [(f, check_name if f == "c_name" else check_email) for f in third_given]
+    for field, check in fields:
         try:
             values[field] = check(form.get(field, ""))
         except ValueError as error:
             errors[field] = str(error)
     if "a_email" in values and values["a_email"] == values.get("b_email"):
         errors["b_email"] = "must be someone else's address than yours"
-
-    ruleset_name = form.get("ruleset", "battleline")
-    ruleset = RULESETS.get(ruleset_name)
-    if ruleset is None:
-        errors["ruleset"] = "must be one of " + ", ".join(RULESETS)
+    if "c_email" in values and "c_email" not in errors:
+        if values["c_email"] == values.get("a_email"):
+            errors["c_email"] = "must be someone else's address than yours"
+        elif values["c_email"] == values.get("b_email"):
+            errors["c_email"] = "must be another address than your opponent's"
 
     claims = ruleset.default_claims if ruleset else ClaimTiming.ADVANCED
     claims_text = form.get("claims", "")
@@ -116,4 +149,6 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         days_per_move=days,
         visibility=visibility,
         vacation_days=vacation,
+        c_name=values.get("c_name"),
+        c_email=values.get("c_email"),
     )

@@ -6,7 +6,9 @@
   never an invitation, and gives the form's sender no link.
 - Invitations are limited per sender and per recipient per day, and confirmation emails per
   address per day (settings ``INVITATIONS_PER_SENDER_PER_DAY``, ...), counting emails actually
-  queued: a 429 page beyond. Requests per client address are limited in ``service.limits``.
+  queued: a 429 page beyond. A game for three sends two invitations: each counts for its
+  recipient and for the sender, and either all of a game's invitations go or none.
+  Requests per client address are limited in ``service.limits``.
 - An address can refuse all invitations (a link in every invitation, and List-Unsubscribe).
 
 Functions work in the caller's session and leave the commit to it.
@@ -14,11 +16,13 @@ Functions work in the caller's session and leave the commit to it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from flask import current_app
 from sqlmodel import Session
 
+import engine
 from service.games import store
 from service.models import Game, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
@@ -63,24 +67,34 @@ def check_recipient(session: Session, recipient_email: str) -> None:
         raise InvitationsRefusedError()
 
 
-def check_invitation_limits(session: Session, creator: Player, invited: Player) -> None:
-    """Raise TooManyInvitationsError when the invited address had its invitations for the day,
-    or the creator sent theirs. Counts invitations actually sent, so games that strangers
-    created in someone's name without their confirmation count for nobody."""
+def check_invitation_limits(session: Session, creator: Player, invited: Sequence[Player]) -> None:
+    """Raise TooManyInvitationsError when an invited address had its invitations for the day,
+    or the creator cannot send one more invitation per invited player. Counts invitations
+    actually sent, so games that strangers created in someone's name without their
+    confirmation count for nobody."""
     config = current_app.config
     since = utcnow() - DAY
-    assert creator.id is not None and invited.id is not None
+    assert creator.id is not None
     limit = int(config["INVITATIONS_PER_RECIPIENT_PER_DAY"])
-    if emails_queued_since(session, MailKind.INVITATION, since, player_id=invited.id) >= limit:
-        raise TooManyInvitationsError(
-            f"{invited.display_name} has received {limit} invitations in the last 24 hours, the "
-            "most we send to one person in a day. Please try again tomorrow. Nothing was sent."
-        )
+    for player in invited:
+        assert player.id is not None
+        if emails_queued_since(session, MailKind.INVITATION, since, player_id=player.id) >= limit:
+            raise TooManyInvitationsError(
+                f"{player.display_name} has received {limit} invitations in the last 24 hours, "
+                "the most we send to one person in a day. Please try again tomorrow. Nothing "
+                "was sent."
+            )
     limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
-    if emails_queued_since(session, MailKind.INVITATION, since, inviter_id=creator.id) >= limit:
+    sent = emails_queued_since(session, MailKind.INVITATION, since, inviter_id=creator.id)
+    if sent >= limit:
         raise TooManyInvitationsError(
             f"You have sent {limit} invitations in the last 24 hours, the most one person may in "
             "a day. Please try again tomorrow. Nothing was sent."
+        )
+    if sent + len(invited) > limit:
+        raise TooManyInvitationsError(
+            f"This game needs {len(invited)} invitations, and you may send {limit - sent} more "
+            f"today ({limit} in 24 hours at most). Please try again tomorrow. Nothing was sent."
         )
 
 
@@ -100,28 +114,39 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
         )
 
 
-def after_game_created(
-    session: Session, game: Game, creator: Player, invited: Player, *, creator_present: bool
-) -> None:
+def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Player]]:
+    """The player of the ruleset's first seat (who created the game) and the players of the
+    other seats (invited), in seat order."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    creator_seat = engine.get_ruleset(game.ruleset).seats[0]
+    invited = [player for letter, (_, player) in seats.items() if letter != creator_seat]
+    return seats[creator_seat][1], invited
+
+
+def after_game_created(session: Session, game: Game, *, creator_present: bool) -> None:
     """The creation hook. ``creator_present``: the request comes from the creator's own
-    signed-in browser (or an operator's command), so the invitation goes now. Otherwise the
-    email goes to the creator's address with the link that sends it: whoever typed the form
+    signed-in browser (or an operator's command), so the invitations go now. Otherwise the
+    email goes to the creator's address with the link that sends them: whoever typed the form
     gets nothing that only the address's owner may have."""
     if creator_present:
-        send_invitation(session, game, creator, invited)
+        send_invitations(session, game)
     else:
+        creator, _ = creator_and_invited(session, game)
         check_confirmation_limit(session, creator)
         emails.queue_confirmation(session, game)
 
 
-def send_invitation(session: Session, game: Game, creator: Player, invited: Player) -> bool:
-    """Queue the invitation of a game still waiting for it, within the daily limits (raises
-    TooManyInvitationsError, InvitationsRefusedError). Returns False when it was sent before.
-    Call with the game row locked."""
+def send_invitations(session: Session, game: Game) -> bool:
+    """Queue the invitations of a game still waiting for them, one to each invited seat, all
+    within the daily limits (raises TooManyInvitationsError, InvitationsRefusedError before
+    queueing any). Returns False when they were sent before. Call with the game row locked."""
     assert game.id is not None
     if game.status != GameStatus.INVITED or invitation_sent(session, game.id):
         return False
-    check_recipient(session, invited.email)
+    creator, invited = creator_and_invited(session, game)
+    for player in invited:
+        check_recipient(session, player.email)
     check_invitation_limits(session, creator, invited)
-    emails.queue_invitation(session, game)
+    emails.queue_invitations(session, game)
     return True

@@ -18,9 +18,10 @@ from service.games.seats import seat_for_token
 from service.games.state import deal_game
 from service.lobby import invitations as mail_invitations
 from service.lobby.forms import NewGame
-from service.models import Game, GameStatus, Player, Seat
+from service.models import Game, GameStatus, Seat
 from service.outbox import addresses as mail_addresses
 from service.present import emails as mail_emails
+from service.present.summaries import in_words
 from service.refusal import Refusal
 
 
@@ -35,11 +36,14 @@ class InvitationError(Refusal):
 
 
 def creation_key(new: NewGame) -> str:
-    """What makes two game requests the same request: who, against whom, with which settings."""
-    parts = (
+    """What makes two game requests the same request: who, against whom, with which settings.
+    A third player is part of it (a two-player request's key is the one it always was)."""
+    parts = [
         new.a_email, new.b_email, new.ruleset, new.claims.value, str(new.days_per_move),
         str(new.vacation_days), new.visibility.value,
-    )  # fmt: skip
+    ]  # fmt: skip
+    if new.c_email is not None:
+        parts.append(new.c_email)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -52,15 +56,17 @@ def _game_by_key(session: Session, key: str) -> Game | None:
 def create_game(
     session: Session, new: NewGame, *, creator_present: bool = False
 ) -> tuple[Game, dict[str, Seat]]:
-    """Store a new game with a fresh secret seed and its commitment (R3); A has accepted, B is
-    invited. Nothing is dealt until B accepts.
+    """Store a new game with a fresh secret seed and its commitment (R3); A has accepted, every
+    other seat of the ruleset (B, and C with three players) is invited. Nothing is dealt until
+    all of them accept.
 
     ``creator_present``: the creator's own signed-in browser (or an operator) asks, so the
     invitation goes now; otherwise the creator's address gets the link that sends it
     (``service.lobby.invitations.after_game_created``). The same request again, while the first
-    game's invitation is unanswered, returns that game and sends nothing new (unless the
-    creator is now present and it was not sent yet). Raises the refusals of the invitation
-    checks (InvitationsRefusedError, TooManyInvitationsError); nothing is stored then.
+    game is neither dealt nor declined, returns that game and sends nothing new (unless the
+    creator is now present and its invitations were not sent yet). Raises the refusals of the
+    invitation checks (InvitationsRefusedError, TooManyInvitationsError); nothing is stored
+    then.
     """
     key = creation_key(new)
     game = _game_by_key(session, key)
@@ -93,7 +99,7 @@ def create_game(
     seats = store.seats_of(session, game.id)
     if creator_present:
         game = store.lock_game(session, game.id)
-        mail_invitations.send_invitation(session, game, seats["A"][1], seats["B"][1])
+        mail_invitations.send_invitations(session, game)
     return game, {letter: seat for letter, (seat, _) in seats.items()}
 
 
@@ -101,19 +107,20 @@ def _add_seats(
     session: Session, game: Game, new: NewGame, *, creator_present: bool
 ) -> dict[str, Seat]:
     assert game.id is not None
+    letters = engine.get_ruleset(game.ruleset).seats
+    given = new.players
+    # The form's validation gives a third player exactly to a three-player ruleset.
+    assert tuple(letter for letter, _, _ in given) == letters, (letters, given)
     seats: dict[str, Seat] = {}
-    players: dict[str, Player] = {}
-    for letter, name, email in (("A", new.a_name, new.a_email), ("B", new.b_name, new.b_email)):
-        players[letter] = player = store.find_or_add_player(session, email, name)
+    for letter, name, email in given:
+        player = store.find_or_add_player(session, email, name)
         assert player.id is not None
         seats[letter] = Seat(
-            game_id=game.id, letter=letter, player_id=player.id, accepted=letter == "A"
+            game_id=game.id, letter=letter, player_id=player.id, accepted=letter == letters[0]
         )
         session.add(seats[letter])
     session.flush()
-    mail_invitations.after_game_created(
-        session, game, players["A"], players["B"], creator_present=creator_present
-    )
+    mail_invitations.after_game_created(session, game, creator_present=creator_present)
     return seats
 
 
@@ -123,47 +130,65 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
     errors of ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
-    if seat.letter != "A":
+    if seat.letter != engine.get_ruleset(game.ruleset).seats[0]:
         raise InvitationError("Only the player who started this game can send its invitation.", 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(f"This game is {game.status}: there is no invitation to send.", 409)
-    assert game.id is not None
-    seats = store.seats_of(session, game.id)
-    creator, invited = seats["A"][1], seats["B"][1]
+    creator, _ = mail_invitations.creator_and_invited(session, game)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
-    mail_invitations.send_invitation(session, game, creator, invited)
+    mail_invitations.send_invitations(session, game)
     return game
 
 
-def _check_invitation(game: Game, seat: Seat, verb: str) -> None:
-    if seat.letter != "B":
-        raise InvitationError(f"Only the invited player can {verb} this invitation.", 403)
+def _check_invitation(session: Session, game: Game, seat: Seat, verb: str) -> None:
+    """Refuse an answer the seat cannot give: the creator's seat (403), a game no longer waiting
+    for answers (409), or a seat that accepted already (409: an acceptance is final)."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    letters = engine.get_ruleset(game.ruleset).seats
+    if seat.letter == letters[0]:
+        who = "the invited player" if len(letters) == 2 else "the invited players"
+        raise InvitationError(f"Only {who} can {verb} this invitation.", 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(
             f"This invitation was already answered: the game is {game.status}.", 409
         )
+    if seat.accepted:
+        waiting = in_words([p.display_name for s, p in seats.values() if not s.accepted])
+        raise InvitationError(
+            f"You have already accepted this invitation. The cards are dealt when {waiting} "
+            "accepts too. Nothing was changed.",
+            409,
+        )
 
 
 def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
-    """Seat B accepts: the game is dealt and becomes active. Raises InvitationError (not B: 403;
-    already answered: 409) and the token errors of ``seat_for_token``."""
+    """An invited seat accepts. Once every seat has, the game is dealt and becomes active;
+    until then it waits for the others. Raises InvitationError (the creator's seat: 403;
+    already answered, or the game no longer invited: 409) and the token errors of
+    ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
-    _check_invitation(game, seat, "accept")
-    # Imported here: service.turns reaches this module through service.play.
-
+    _check_invitation(session, game, seat, "accept")
     seat.accepted = True
     session.add(seat)
-    game.creation_key = None  # answered: the same two may start the same game again
-    mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
+    assert game.id is not None
+    if all(other.accepted for other, _ in store.seats_of(session, game.id).values()):
+        game.creation_key = None  # answered: the same people may start the same game again
+        mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
     return game
 
 
 def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
-    """Seat B declines: the game ends before anything is dealt. Raises like accept_invitation."""
+    """An invited seat declines: the game is cancelled for every seat before anything is dealt
+    (even when another seat accepted already). With three players the others are told who
+    declined. Raises like accept_invitation."""
     game, seat = seat_for_token(session, token, lock=True)
-    _check_invitation(game, seat, "decline")
+    _check_invitation(session, game, seat, "decline")
     game.status = GameStatus.DECLINED
     game.creation_key = None
     session.add(game)
+    assert game.id is not None
+    if len(store.seats_of(session, game.id)) > 2:
+        mail_emails.queue_game_cancelled(session, game, declined_by=seat.letter)
     return game

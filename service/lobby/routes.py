@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+import engine
 from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
@@ -37,7 +38,7 @@ FORM_DEFAULTS = {
     "vacation_days": str(DEFAULT_VACATION_DAYS),
     "visibility": Visibility.UNLISTED.value,
 }
-PREFILLED = ("a_name", "a_email", "b_name", "b_email", *FORM_DEFAULTS)
+PREFILLED = ("a_name", "a_email", "b_name", "b_email", "c_name", "c_email", *FORM_DEFAULTS)
 """Fields a link may fill in (``/games/new?a_name=...``: "play again" in the game-over email)."""
 
 
@@ -82,8 +83,9 @@ def create_game_view() -> Response | tuple[str, int]:
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
     with session_scope() as session:
-        # A clear 403 when the invited address refuses invitations, before anything is stored.
-        check_recipient(session, new.b_email)
+        # A clear 403 when an invited address refuses invitations, before anything is stored.
+        for email in new.invited_emails:
+            check_recipient(session, email)
         creator = signed_in_as(session, new.a_email)
         _, seats = create_game(session, new, creator_present=creator is not None)
         # Only the address's owner gets seat A's link: their signed-in browser, or their inbox.
@@ -104,13 +106,17 @@ def _invitation_page(token: str, answer: str) -> str:
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
+        creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
+        accepted = seat.accepted
+    invited = summary["status"] == GameStatus.INVITED
     return render_template(
         "games/invitation.html",
         game=summary,
         seat=seat.letter,
         token=token,
         answer=answer,
-        can_answer=seat.letter == "B" and summary["status"] == GameStatus.INVITED,
+        creator=creator,
+        can_answer=not creator and not accepted and invited,
     )
 
 

@@ -34,6 +34,9 @@ class MailKind(enum.StrEnum):
     """To the invited player: accept or decline; refuse all invitations."""
     GAME_STARTED = "game_started"
     """To both players: the cut, who begins, the seed commitment."""
+    GAME_CANCELLED = "game_cancelled"
+    """To the other players of a game for three when one invited player declines: who declined,
+    the game is cancelled for everyone, nothing was dealt."""
     MY_GAMES = "my_games"
     """To a player who asked for it: the link to the list of their games."""
     YOUR_TURN = "your_turn"
@@ -60,6 +63,7 @@ KIND_RULES: dict[MailKind, KindRules] = {
     MailKind.CONFIRM_ADDRESS: KindRules(game_thread=False, requested=True),
     MailKind.INVITATION: KindRules(game_thread=True, requested=False, invitation=True),
     MailKind.GAME_STARTED: KindRules(game_thread=True, requested=False),
+    MailKind.GAME_CANCELLED: KindRules(game_thread=True, requested=False),
     MailKind.MY_GAMES: KindRules(game_thread=False, requested=True),
     MailKind.YOUR_TURN: KindRules(game_thread=True, requested=False),
     MailKind.REMINDER: KindRules(game_thread=True, requested=False),

@@ -18,7 +18,7 @@ from service.db import session_scope
 from service.errors import wants_json
 from service.games import store
 from service.games.preferences import turn_preferences
-from service.games.seats import seat_for_token
+from service.games.seats import checked_seat, seat_for_token
 from service.games.state import (
     AlreadyPlayedError,
     StaleMoveError,
@@ -201,8 +201,7 @@ def resign_page(token: str) -> Page:
 
 def _move_link_seat(session: Session, move_token: tokens.MoveToken) -> tuple[Game, Seat]:
     game = store.get_game(session, move_token.game_id)
-    seat = store.seats_of(session, move_token.game_id)[move_token.seat][0]
-    tokens.check_generation(move_token.generation, seat.token_generation)
+    seat = checked_seat(session, move_token.game_id, move_token.seat, move_token.generation)
     return game, seat
 
 

@@ -34,21 +34,45 @@ class BoardFlag:
 
 
 @dataclass(frozen=True, slots=True)
-class Board:
-    """The line of flags as one reader sees it."""
+class BoardRow:
+    """Consecutive flags contested by the same two seats, drawn as one line under their names:
+    the whole line with two players, each of the three rows of the ring with three."""
 
+    left: str
+    right: str
     flags: tuple[BoardFlag, ...]
-    head: tuple[str, str] | None
-    """The seats over the left and right columns, when every flag has the same two."""
+
+    @property
+    def first(self) -> int:
+        return self.flags[0].flag.number
+
+    @property
+    def last(self) -> int:
+        return self.flags[-1].flag.number
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The line of flags as one reader sees it, in rows of one pair of seats each."""
+
+    rows: tuple[BoardRow, ...]
+
+    @property
+    def flags(self) -> tuple[BoardFlag, ...]:
+        return tuple(flag for row in self.rows for flag in row.flags)
 
 
 def board_of(view: engine.PublicView, reader: str | None) -> Board:
     """The flags of ``view`` with their sides for ``reader`` (a seat, or None: the public)."""
-    flags = []
+    rows: list[BoardRow] = []
     for flag in view.flags:
         left, right = flag.seats
         if reader == left:
             left, right = right, left
-        flags.append(BoardFlag(flag, left, right))
-    sides = {(f.left, f.right) for f in flags}
-    return Board(tuple(flags), sides.pop() if len(sides) == 1 else None)
+        drawn = BoardFlag(flag, left, right)
+        if rows and (rows[-1].left, rows[-1].right) == (left, right):
+            last = rows[-1]
+            rows[-1] = BoardRow(left, right, (*last.flags, drawn))
+        else:
+            rows.append(BoardRow(left, right, (drawn,)))
+    return Board(tuple(rows))

@@ -34,14 +34,20 @@ def game_facts(game: Game) -> dict[str, Any]:
     }
 
 
+def _creator_seat(game: Game) -> str:
+    """The ruleset's first seat: the player who created the game (the others were invited)."""
+    return engine.get_ruleset(game.ruleset).seats[0]
+
+
 def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
-    """Ask the address given as the creator's (seat A) of ``game`` to send its invitation: the
-    link is seat A's private page, where a button sends it. Also the owner's sign-in link
+    """Ask the address given as the creator's (seat A) of ``game`` to send its invitations: the
+    link is seat A's private page, where a button sends them. Also the owner's sign-in link
     ("my games"), so that the next game needs no confirmation. The subject carries no text
     that the form's sender typed."""
     assert game.id is not None
     seats = store.seats_of(session, game.id)
-    (seat_a, creator), invited = seats["A"], seats["B"][1]
+    seat_a, creator = seats[_creator_seat(game)]
+    invited_names = [p.display_name for s, (_, p) in seats.items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
     return queue_email(
@@ -51,35 +57,45 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
         subject="Confirm your new Battle Line game",
         context={
             **game_facts(game),
-            "invited_name": invited.display_name,
+            "invited_name": in_words(invited_names),
+            "invitations": len(invited_names),
             "confirm_url": private_page_url(seat_a),
             "sign_in_url": external_url("history.my_games", token=games_token),
         },
     )
 
 
-def queue_invitation(session: Session, game: Game) -> OutboxMessage | None:
-    """Invite seat B: accept and decline links (to the pages that show a button), the private
-    page, and a link to refuse every future invitation."""
+def queue_invitations(session: Session, game: Game) -> list[OutboxMessage]:
+    """Invite every seat but the creator's, each with its own accept and decline links (to the
+    pages that show a button), its private page, and a link to refuse every future invitation.
+    With three players each is told who else is invited."""
     assert game.id is not None
     seats = store.seats_of(session, game.id)
-    creator = seats["A"][1]
-    seat_b, invited = seats["B"]
-    token_url = private_page_url(seat_b)
-    return queue_email(
-        session,
-        MailKind.INVITATION,
-        invited,
-        game=game,
-        context={
-            **game_facts(game),
-            "inviter_name": creator.display_name,
-            "inviter_email": creator.email,
-            "accept_url": f"{token_url}/accept",
-            "decline_url": f"{token_url}/decline",
-            "private_url": token_url,
-        },
-    )
+    creator_seat = _creator_seat(game)
+    creator = seats[creator_seat][1]
+    invited = {s: p.display_name for s, (_, p) in seats.items() if s != creator_seat}
+    queued: list[OutboxMessage] = []
+    for letter in invited:
+        seat, player = seats[letter]
+        token_url = private_page_url(seat)
+        row = queue_email(
+            session,
+            MailKind.INVITATION,
+            player,
+            game=game,
+            context={
+                **game_facts(game),
+                "inviter_name": creator.display_name,
+                "inviter_email": creator.email,
+                "also_invited": in_words([n for s, n in invited.items() if s != letter]),
+                "accept_url": f"{token_url}/accept",
+                "decline_url": f"{token_url}/decline",
+                "private_url": token_url,
+            },
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
 
 
 def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
@@ -109,6 +125,36 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
                 "your_turn": letter == first,
                 "deadline": game.deadline,
                 "private_url": private_page_url(seat),
+            },
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
+
+
+def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> list[OutboxMessage]:
+    """Tell every seat but ``declined_by`` that it declined: the game is cancelled for all and
+    nothing was dealt (the seed stays secret: no card of it was ever shown)."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    queued: list[OutboxMessage] = []
+    for letter, (seat, player) in seats.items():
+        if letter == declined_by:
+            continue
+        row = queue_email(
+            session,
+            MailKind.GAME_CANCELLED,
+            player,
+            game=game,
+            context={
+                **game_facts(game),
+                "seat": letter,
+                "names": names,
+                "declined_name": names[declined_by],
+                "you_accepted": seat.accepted,
+                "private_url": private_page_url(seat),
+                "new_game_url": external_url("lobby.new_game"),
             },
         )
         if row is not None:

@@ -84,27 +84,42 @@ def last_turn(
 
 
 def board_rows(view: engine.PlayerView, names: dict[str, str]) -> list[dict[str, Any]]:
-    """The line of flags as the view's seat sees it: at each flag its own cards ("mine") and
-    the other seat's of the flag's pair ("theirs"), the environment cards, who holds it."""
-    rows = []
-    for row in board_of(view, view.seat).flags:
-        holder = row.flag.claimed_by
-        mine, theirs = row.right_cards, row.left_cards
-        rows.append(
+    """The line of flags as the view's seat sees it, in rows of one pair of seats each (the whole
+    line with two players, the three rows of the ring with three): at each flag the near side
+    (the reader's cards, where the reader is one of the pair) and the far side, the environment
+    cards and who holds it."""
+
+    def name(seat: str) -> str:
+        return "you" if seat == view.seat else names[seat]
+
+    groups = []
+    for row in board_of(view, view.seat).rows:
+        flags = []
+        for drawn in row.flags:
+            holder = drawn.flag.claimed_by
+            near, far = drawn.right_cards, drawn.left_cards
+            flags.append(
+                {
+                    "flag": drawn.flag.number,
+                    "near": list(near),
+                    "far": list(far),
+                    "env": sorted(env.card for env in drawn.flag.env),
+                    "held_by": None if holder is None else name(holder),
+                    "near_text": ", ".join(card_text(c) for c in near) or "-",
+                    "far_text": ", ".join(card_text(c) for c in far) or "-",
+                }
+            )
+        near_name, far_name = name(row.right), name(row.left)
+        groups.append(
             {
-                "flag": row.flag.number,
-                "mine": list(mine),
-                "theirs": list(theirs),
-                "theirs_name": names[row.left],
-                "env": sorted(env.card for env in row.flag.env),
-                "held_by": None
-                if holder is None
-                else ("you" if holder == view.seat else names[holder]),
-                "mine_text": ", ".join(card_text(c) for c in mine) or "-",
-                "theirs_text": ", ".join(card_text(c) for c in theirs) or "-",
+                "near_name": near_name[:1].upper() + near_name[1:],
+                "far_name": far_name,
+                "flags": flags,
+                "first": row.first,
+                "last": row.last,
             }
         )
-    return rows
+    return groups
 
 
 def move_link_groups(seat_row: Seat, state: engine.GameState) -> dict[str, Any]:
@@ -202,6 +217,9 @@ def queue_your_turn(
         "seat": seat,
         "names": names,
         "opponent_name": opponents,
+        "others_turns_title": f"{opponents}'s last turn"
+        if len(seen.opponents) == 1
+        else f"Since your last turn ({opponents})",
         "opponents": [{"name": names[s], "flags_held": seen.flags_held[s]} for s in seen.opponents],
         "move_number": state.ply + 1,
         "turn": state.turn,
@@ -289,30 +307,34 @@ def queue_timeout_notices(
     return queued
 
 
-def result_words(state: engine.GameState, names: dict[str, str]) -> str:
-    """How the game ended, in a sentence."""
+def result_words(state: engine.GameState, names: dict[str, str], leaver: str | None = None) -> str:
+    """How the game ended, in a sentence. ``leaver``: the seat that resigned or ran out of time
+    (the last entry of the log), when the game ended so."""
     result = state.result
     assert result is not None
     ruleset = state.ruleset
     kind = result.termination
+    left = names.get(leaver or "", "a player")
     if result.winner is None:
-        return "The game is a draw: every player passed and no flag could be claimed."
+        sharing = in_words([names[seat] for seat in result.draw_between])
+        if kind is engine.Termination.STALEMATE:
+            return f"The game is a draw between {sharing}: no one could take more flags."
+        gone = "resigned" if kind is engine.Termination.RESIGNATION else "ran out of time"
+        return f"The game is a draw between {sharing}, as {left} {gone} with them level."
     winner = names[result.winner]
-    # Resignation and time: the one seat that left (V6.7: leaving ends the game for all).
-    loser = in_words([name for seat, name in names.items() if seat != result.winner])
     how = {
         engine.Termination.BREAKTHROUGH: f"holding {ruleset.adjacent_to_win} adjacent flags",
         engine.Termination.ENVELOPMENT: f"holding {ruleset.flags_to_win} flags",
-        engine.Termination.STALEMATE: "holding more flags after every player passed",
-        engine.Termination.RESIGNATION: f"as {loser} resigned",
-        engine.Termination.TIME: f"as {loser} ran out of time",
+        engine.Termination.STALEMATE: "holding the most flags when no one could take more",
+        engine.Termination.RESIGNATION: f"as {left} resigned",
+        engine.Termination.TIME: f"as {left} ran out of time",
     }[kind]
     return f"{winner} won, {how}."
 
 
 def queue_game_over(session: Session, game: Game, state: engine.GameState) -> list[OutboxMessage]:
-    """Tell both players the result: flags, points (R23), the revealed seed (R3), the history
-    and a link to play again (the new-game form filled with the same two players)."""
+    """Tell every player the result: flags, points (R23), the revealed seed (R3), the history
+    and a link to play again (the new-game form filled with the same players)."""
     assert game.id is not None and state.result is not None
     seats = store.seats_of(session, game.id)
     names = {s: p.display_name for s, (_, p) in seats.items()}
@@ -322,16 +344,24 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
     for flag in seen.flags:
         if flag.claimed_by in held:
             held[flag.claimed_by].append(flag.number)
+    last = store.moves_from(session, game.id, state.ply - 1, state.ply)
+    leaver = last[0].seat if last else None
     queued = []
     for letter, (seat_row, player) in seats.items():
-        # "Play again": the new-game form filled in with the next seat's player as opponent.
-        _, opponent = seats[seen.seats[(seen.seats.index(letter) + 1) % len(seen.seats)]]
+        # "Play again": the new-game form filled in, this player first, the others in turn order
+        # after them as the invited seats (b_, c_).
+        at = seen.seats.index(letter)
+        others = [seats[s][1] for s in (seen.seats[at + 1 :] + seen.seats[:at])]
+        invited = {
+            f"{field}_{kind}": getattr(other, attr)
+            for field, other in zip("bc", others, strict=False)
+            for kind, attr in (("name", "display_name"), ("email", "email"))
+        }
         play_again = external_url(
             "lobby.new_game",
             a_name=player.display_name,
             a_email=player.email,
-            b_name=opponent.display_name,
-            b_email=opponent.email,
+            **invited,
             ruleset=game.ruleset,
             claims=game.claims,
             days_per_move=game.days_per_move,
@@ -343,7 +373,7 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             "names": names,
             "winner": state.result.winner,
             "you_won": state.result.winner == letter,
-            "result_text": result_words(state, names),
+            "result_text": result_words(state, names, leaver),
             "termination": state.result.termination.value,
             "flags_held": held,
             "points": {s: points[s] for s in names},
@@ -352,7 +382,7 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             "history_url": external_url("history.public_page", public_id=game.public_id),
             "record_url": external_url("history.record", public_id=game.public_id),
             "play_again_url": play_again,
-            "play_again_with": opponent.display_name,
+            "play_again_with": in_words([other.display_name for other in others]),
             "players_text": in_words(list(names.values())),
             "private_url": private_page_url(seat_row),
         }

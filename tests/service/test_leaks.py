@@ -6,7 +6,11 @@ What is scanned for the hand of seat S, while the game goes on: the private page
 seat, that seat's move-link confirm pages when it is to move, the public page now and at an
 earlier position, and the JSON export (refused until the end).
 
-The claim explanations on a private page are left out of the scan, on purpose: the prover names
+With three seats (``test_no_hand_card_reaches_another_seat_or_the_public_with_three``), the
+same for each seat against both others, and every email each seat receives too.
+
+The claim explanations on a private page (and in a "your turn" email) are left out of the scan,
+on purpose: the prover names
 the opponent's best reachable formation with concrete cards from the *unseen pool* (the decks
 and both hands, R13), which may happen to be in a hand without revealing anything. A separate
 test shows those explanations depend on open information only. So is the cut (R2): two troop
@@ -19,19 +23,31 @@ from __future__ import annotations
 
 import random
 import re
+from contextlib import nullcontext
 from typing import Any
+from unittest import mock
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlmodel import col, func, select
 
 import engine
+from service import tokens
 from service.db import session_scope
 from service.games import store
 from service.games.state import load_state
+from service.outbox.models import OutboxMessage
 from service.present.move_links import move_link_url
 from service.templating import card_face
-from tests.service.play_driver import create_and_accept, move_submissions, pick, seat_to_move
+from tests.service.conftest import sign_in_as
+from tests.service.play_driver import (
+    TOKEN_RE,
+    create_and_accept,
+    move_submissions,
+    pick,
+    seat_to_move,
+)
 
 PROOFS_RE = re.compile(r'<ul class="proofs">.*?</ul>', re.S)
 # The cut (R2) shows two troop cards drawn before the shuffle: public, and independent of the deal.
@@ -75,15 +91,15 @@ def test_patterns_respect_word_boundaries() -> None:
 def hands_and_state(app: Flask, game_id: int) -> tuple[dict[str, list[str]], engine.GameState]:
     with app.app_context(), session_scope() as session:
         state = load_state(session, store.get_game(session, game_id))
-    return {s: engine.view(state, s)["hand"] for s in ("A", "B")}, state
+    return {s: engine.view(state, s)["hand"] for s in state.ruleset.seats}, state
 
 
 def put_back_by(app: Flask, game_id: int) -> dict[str, set[str]]:
     """The cards each seat put back on a deck after a Scout: that seat knows them (and may see
-    the other draw them), so its own pages may name them wherever they went."""
-    known: dict[str, set[str]] = {"A": set(), "B": set()}
+    another draw them), so its own pages may name them wherever they went."""
     with app.app_context(), session_scope() as session:
         ruleset = engine.get_ruleset(store.get_game(session, game_id).ruleset)
+        known: dict[str, set[str]] = {seat: set() for seat in ruleset.seats}
         for entry in store.move_log(session, game_id):
             move = engine.parse_move(entry.notation, ruleset)
             known[entry.seat].update(move.cards)
@@ -180,3 +196,128 @@ def test_claim_explanations_use_open_information_only(app: Flask, client: FlaskC
         submission = pick(move_submissions(found[1], rng), rng)
         client.post(submission.action, data=submission.data)
     assert checked > 20
+
+
+# --- three seats ------------------------------------------------------------------------------
+
+THREE_PLAYERS = {
+    "a_name": "Alice",
+    "a_email": "alice@example.org",
+    "b_name": "Bob",
+    "b_email": "bob@example.org",
+    "c_name": "Carol",
+    "c_email": "carol@example.org",
+    "days_per_move": "3",
+    "visibility": "unlisted",
+}
+URL_RE = re.compile(r"https?://[^\s\"'<>]+")
+# In an email: the cut (R2, public and drawn before the shuffle) and the explanations of claims
+# (the prover may name cards of the unseen pool), as the proofs on a page.
+EMAIL_CUT_RE = re.compile(r"The cut:(?:</strong>)?[^\n<]*")
+EMAIL_CLAIM_REASON_RE = re.compile(r"<li>Flag \d+:.*?</li>|^\s*- Flag \d+: .*$", re.S | re.M)
+
+
+def create_and_accept_three(
+    app: Flask,
+    client: FlaskClient,
+    *,
+    ruleset: str = "battleline-3p",
+    claims: str = "advanced",
+    seed: str | None = None,
+) -> dict[str, Any]:
+    """A game for three created with the new-game form by Alice, signed in (the invitations go
+    at once), then accepted by Bob and by Carol through their links: every seat's private
+    token, the game id and its public id. ``seed`` fixes the deal."""
+    sign_in_as(app, client, THREE_PLAYERS["a_email"])
+    form = {**THREE_PLAYERS, "ruleset": ruleset, "claims": claims}
+    with (
+        mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: seed)
+        if seed
+        else nullcontext()
+    ):
+        created = client.post("/games/new", data=form)
+    assert created.status_code == 303, created.get_data(as_text=True)
+    match = TOKEN_RE.search(created.location)
+    assert match, created.location
+    token = {"A": match.group(1)}
+    with app.app_context():
+        game_id = tokens.read_private_token(token["A"]).game_id
+        for seat in ("B", "C"):
+            token[seat] = tokens.make_private_token(game_id, seat, 0)
+    for seat in ("B", "C"):
+        assert client.post(f"/p/{token[seat]}/accept").status_code == 303
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        assert game.status == "active", game.status
+        public_id = game.public_id
+    return {"id": game_id, "public_id": public_id, "token": token}
+
+
+def scrub_email(body: str) -> str:
+    return URL_RE.sub("URL", EMAIL_CUT_RE.sub("", EMAIL_CLAIM_REASON_RE.sub("", body)))
+
+
+def new_emails(app: Flask, after_id: int) -> list[OutboxMessage]:
+    """The outbox rows queued after the row ``after_id``."""
+    with app.app_context(), session_scope() as session:
+        return list(
+            session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > after_id)).all()
+        )
+
+
+def last_email_id(app: Flask) -> int:
+    with app.app_context(), session_scope() as session:
+        return session.exec(select(func.max(OutboxMessage.id))).one() or 0
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "claims", "seed"),
+    [("battleline-3p", "advanced", 31), ("no-tactics-3p", "standard", 32)],
+)
+def test_no_hand_card_reaches_another_seat_or_the_public_with_three(
+    app: Flask, client: FlaskClient, ruleset: str, claims: str, seed: int
+) -> None:
+    """For each of the three seats: no card of another seat's hand in its private page, its
+    move-link pages, the emails it receives; none of any hand on the public page."""
+    rng = random.Random(seed)
+    game = create_and_accept_three(app, client, ruleset=ruleset, claims=claims, seed=f"3p-{seed}")
+    seats = engine.get_ruleset(ruleset).seats
+    seat_of = {THREE_PLAYERS[f"{s.lower()}_email"]: s for s in seats}
+    public = f"/games/{game['public_id']}"
+    mailed = 0
+    # The deal's emails (the game started, the first "your turn") against the hands as dealt.
+    pending_mail = new_emails(app, 0)
+    for _ in range(MAX_STEPS):
+        hands, state = hands_and_state(app, game["id"])
+        known = put_back_by(app, game["id"])
+
+        # The cards of the other seats' hands that each reader may not know.
+        secret = {
+            reader: [c for s in seats if s != reader for c in hands[s] if c not in known[reader]]
+            for reader in seats
+        }
+        for row in pending_mail:
+            reader = seat_of[row.recipient]
+            for body in (row.text_body, row.html_body):
+                assert_no_card(scrub_email(body), secret[reader], f"{row.kind} email to {reader}")
+            mailed += 1
+        if state.result is not None:
+            break
+        mover = state.to_move
+        pages = {s: client.get(f"/p/{game['token'][s]}").get_data(as_text=True) for s in seats}
+        for reader, page in pages.items():
+            assert_no_card(page, secret[reader], f"{reader}'s private page")
+        for confirm in confirm_pages(app, client, game, state, k=2):
+            assert_no_card(confirm, secret[mover], f"{mover}'s move-link page")
+        for url in (public, f"{public}?ply={rng.randrange(state.ply + 1)}"):
+            page = client.get(url).get_data(as_text=True)
+            assert_no_card(page, [c for s in seats for c in hands[s]], url)
+        assert client.get(f"{public}/record.json").status_code == 403
+        last_id = last_email_id(app)
+        submission = pick(move_submissions(pages[mover], rng), rng)
+        response = client.post(submission.action, data=submission.data)
+        assert response.status_code == 303, response.get_data(as_text=True)
+        pending_mail = new_emails(app, last_id)
+    else:
+        raise AssertionError("the game did not end")
+    assert mailed > 3, "emails were scanned"

@@ -164,6 +164,13 @@ def test_every_email_has_the_required_headers_and_inline_styles(
     with app.app_context(), session_scope() as session:
         bob = session.exec(select(Player).where(Player.email == "bob@example.org")).one()
         queue_my_games_email(session, bob, "http://bl.test/me/token")
+    # A game for three whose third player declines: the others hear it was cancelled.
+    form = {**VALID_FORM, "ruleset": "battleline-3p", "c_name": "Carol", "c_email": "carol@x.org"}
+    sign_in_as(app, client, VALID_FORM["a_email"])
+    assert client.post("/games/new", data=form).status_code == 303
+    invitations = rows(app, kind=MailKind.INVITATION)
+    (carol,) = [row for row in invitations if row.recipient == "carol@x.org"]
+    assert client.post(path_of(link_to(carol.text_body, "/decline"))).status_code == 303
     kinds = {row.kind for row in rows(app)}
     assert kinds == {kind.value for kind in MailKind}
     for row in rows(app):
