@@ -259,11 +259,11 @@ def copy_games(
         f"INSERT INTO games (id, public_id, {into}) SELECT g, 'bench-' || g, {values} "
         f"FROM {series} JOIN games t ON t.id = {template_of}"
     )
-    player = "2 * g - 1 + (s.seat = 'B')::int"
+    player = "2 * g - 1 + (s.letter = 'B')::int"
     into, values = listed(player_cols, "p")
     db.execute(
         f"INSERT INTO players (id, email, {into}) "
-        f"SELECT {player}, 'g' || g || lower(s.seat) || '@bench.example', {values} "
+        f"SELECT {player}, 'g' || g || lower(s.letter) || '@bench.example', {values} "
         f"FROM {series} JOIN seats s ON s.game_id = {template_of} "
         "JOIN players p ON p.id = s.player_id"
     )
