@@ -13,11 +13,13 @@ from flask.testing import FlaskClient
 import engine
 from service.db import session_scope
 from service.games.state import apply_moves
+from service.models import Game
 from service.outbox import MailKind
 from service.turns.digest import send_digests
 from service.turns.scan import CHECK_LEASE, CHECK_TASK, Checked, check_game, scan_deadlines
 from service.turns.start import start_turn
 from tests.service.conftest import VALID_FORM
+from tests.service.test_leaks import create_and_accept_three
 from tests.worker.outbox_rows import get_ok, link_to, rows
 from tests.worker.turn_games import (
     at,
@@ -263,3 +265,33 @@ def test_a_check_run_twice_does_each_thing_once(app: Flask, client: FlaskClient)
         assert check_game(game_id, moment) is Checked.REMINDED
         assert check_game(game_id, moment) is Checked.NOTHING
     assert len(rows(app, kind=MailKind.REMINDER)) == 1
+
+
+def test_three_players_reminders_running_late_and_the_loss_on_time(
+    app: Flask, client: FlaskClient
+) -> None:
+    """V6.7 across days: the seat to move is reminded, the two others hear it runs late, every
+    seat is told of the vacation day and the loss on time, and the game ends for all three."""
+    at(app, T0)
+    game = create_and_accept_three(app, client)
+    emails = {"A": "alice@example.org", "B": "bob@example.org", "C": "carol@example.org"}
+    mover = state_of(app, game["id"]).to_move
+    late = emails[mover]
+    waiting = sorted(address for address in emails.values() if address != late)
+    with app.app_context(), session_scope() as session:
+        row = session.get(Game, game["id"])
+        assert row is not None
+        row.vacation_days = 0
+        session.add(row)
+    assert scan_at(app, T0 + 36 * H) == [("reminder", late)]
+    assert sorted(scan_at(app, T0 + 48 * H)) == [("running_late", w) for w in waiting]
+    final = scan_at(app, T0 + 72 * H)
+    assert sorted(final) == sorted(
+        [(kind, address) for kind in ("timeout_notice", "game_over") for address in emails.values()]
+    )
+    state = state_of(app, game["id"])
+    assert state.result is not None and state.result.termination is engine.Termination.TIME
+    # No flag held by anyone: the two who remain share the draw (docs/rules.md, decision 25).
+    assert state.result.draw_between == tuple(sorted(set(emails) - {mover}))
+    over = rows(app, kind=MailKind.GAME_OVER, recipient=waiting[0])[0].text_body
+    assert "ran out of time" in over and "draw between" in over
