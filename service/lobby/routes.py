@@ -7,7 +7,10 @@ button the person presses.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import redirect, render_template, request, url_for
+from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
@@ -130,25 +133,25 @@ def decline_page(token: str) -> str:
     return _invitation_page(token, "decline")
 
 
-@bp.post("/p/<token>/invite")
-def send_invitation(token: str) -> Response:
+def _answered(token: str, answer: Callable[[Session, tokens.SeatToken], object]) -> Response:
+    """Run one of the lobby's answers for the seat of ``token``, then show its private page
+    (see-other: reloading must not answer twice)."""
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
-        send_held_invitation(session, seat_token)
+        answer(session, seat_token)
     return redirect(url_for("play.private_page", token=token), code=303)
+
+
+@bp.post("/p/<token>/invite")
+def send_invitation(token: str) -> Response:
+    return _answered(token, send_held_invitation)
 
 
 @bp.post("/p/<token>/accept")
 def accept(token: str) -> Response:
-    seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
-        accept_invitation(session, seat_token)
-    return redirect(url_for("play.private_page", token=token), code=303)
+    return _answered(token, accept_invitation)
 
 
 @bp.post("/p/<token>/decline")
 def decline(token: str) -> Response:
-    seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
-        decline_invitation(session, seat_token)
-    return redirect(url_for("play.private_page", token=token), code=303)
+    return _answered(token, decline_invitation)
