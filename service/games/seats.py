@@ -17,7 +17,7 @@ def seat_for_token(
     ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError, and the
     errors of ``checked_seat``.
     """
-    game = (store.lock_game if lock else store.get_game)(session, token.game_id)
+    game = (store.lock_game if lock else store.get_game_with_seats)(session, token.game_id)
     return game, checked_seat(session, token.game_id, token.seat, token.generation)
 
 

@@ -29,7 +29,7 @@ from service.games.state import (
     state_at,
 )
 from service.models import Game, GameStatus, Seat
-from service.outbox.addresses import bouncing_addresses
+from service.outbox.addresses import BouncingAddress, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation
 from service.play import bp
 from service.play.pages import private_page_context
@@ -89,15 +89,15 @@ def private_page(token: str) -> Response | str:
         if game.deal is not None:
             assert game.id is not None
             _, player = store.seats_of(session, game.id)[seat.letter]
+            bouncing = bouncing_addresses(session, game.id)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
-                seat.token_generation, seat.preferences, player.preferences,
-                bouncing_addresses(session, game.id),
+                seat.token_generation, seat.preferences, player.preferences, bouncing,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
                 return unchanged
-            page = render_private_page(session, game, seat, token)
+            page = render_private_page(session, game, seat, token, bouncing)
             return tagged(make_response(page), etag, PRIVATE)
         summary = load_summary(session, game)
         assert game.id is not None
@@ -117,7 +117,9 @@ def private_page(token: str) -> Response | str:
     )
 
 
-def render_private_page(session: Session, game: Game, seat: Seat, token: str) -> str:
+def render_private_page(
+    session: Session, game: Game, seat: Seat, token: str, bouncing: list[BouncingAddress]
+) -> str:
     """The private page of a dealt game, with the seats whose email bounces and the player's
     turn preferences."""
     assert game.id is not None
@@ -130,7 +132,7 @@ def render_private_page(session: Session, game: Game, seat: Seat, token: str) ->
         seat=seat.letter,
         token=token,
         invited=False,
-        bouncing=bouncing_addresses(session, game.id),
+        bouncing=bouncing,
         preferences=turn_preferences(player, seat),
         **private_page_context(session, game, seat.letter, state),
     )
