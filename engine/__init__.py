@@ -3,13 +3,15 @@
 Start a game with `deal_from_seed` (or `deal` with a `random.Random`) and `start`; ask
 `legal_moves`; make a move with `apply`; show a seat only its `player_view`, the public only the
 `spectator_view` (or the older dicts `view` and `public_view`), and a seat's claims with
-`claim_proof_views`.
+`claim_proof_views`. A computer seat moves with `choose_move(player_view(...), level, rng)`
+(docs/bots.md); `play_match` measures the levels.
 
 Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same code: every flag
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
 from engine.apply import apply, turn_endings
+from engine.bots import BotLevel, MatchResult, choose_move, play_match
 from engine.cards import Card, CardKind, Tactic
 from engine.claims import (
     automatic_claims,
@@ -68,6 +70,7 @@ __all__ = [
     "RULES_VERSION",
     "SEATS",
     "Action",
+    "BotLevel",
     "Card",
     "CardKind",
     "ClaimProof",
@@ -93,6 +96,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidRecordError",
     "InvalidSituationError",
+    "MatchResult",
     "Move",
     "Outcome",
     "PendingDiscard",
@@ -109,6 +113,7 @@ __all__ = [
     "UnseenTroops",
     "apply",
     "automatic_claims",
+    "choose_move",
     "claim_proof_views",
     "claim_proofs",
     "deal",
@@ -119,6 +124,7 @@ __all__ = [
     "get_ruleset",
     "legal_moves",
     "parse_move",
+    "play_match",
     "player_view",
     "provable_flags",
     "prove_claim",

@@ -15,7 +15,7 @@ spectator's view holds no hand until the game is over.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.cards import Card
@@ -111,6 +111,11 @@ class FlagView:
     """Cards in a complete formation here: 3, or 4 under Mud (R10)."""
     claimed_by: Seat | None
     """The seat holding the flag, or None."""
+    arrivals: FrozenMap[Seat, tuple[int, ...]] = field(default=FrozenMap(), compare=False)
+    """The ply at which each card of ``cards`` arrived, by seat letter: who completed a
+    formation last is read from it (R12). Open information (every move is seen), kept for
+    the computer opponent rebuilding a position; not in ``to_json`` and not compared, so a
+    flag reads the same with or without it."""
 
     def to_json(self) -> dict[str, Any]:
         """The flag as plain data; cards under ``"cards"`` by seat letter."""
@@ -245,6 +250,17 @@ class PublicView:
     three with three players, V6.6, V6.7); empty otherwise."""
     hands: FrozenMap[Seat, tuple[Card, ...]] | None
     """Every seat's hand, sorted, once the game is over; None before."""
+    # Where the seat to move stands within its turn, beyond ``phase``: open information (every
+    # move is seen) that the computer opponent needs to rebuild a position exactly. Not in
+    # ``to_json``, whose shape FORMATS.md and the pages rely on.
+    played: bool
+    """Whether the seat to move has played a card (or passed) this turn."""
+    passed: bool
+    """Whether this turn's play was a pass (R6)."""
+    scouted: bool
+    """Whether this turn's play was a Scout, so that no draw follows (R16)."""
+    passes_before: int
+    """How many turns in a row ended with a pass just before this one (R22, V6.6)."""
 
     def to_json(self) -> dict[str, Any]:
         """The view as plain data (enums as their values, per-seat parts as objects by seat)."""
@@ -330,6 +346,7 @@ def _public_fields(state: GameState) -> dict[str, Any]:
             env=tuple(EnvironmentCard(card, SEATS[side]) for card, side in f.env),
             formation_size=f.size(rs),
             claimed_by=None if f.claimed_by is None else SEATS[f.claimed_by],
+            arrivals=FrozenMap(zip(rs.flag_seats(i), f.arrivals, strict=True)),
         )
         for i, f in enumerate(state.flags)
     )
@@ -375,6 +392,10 @@ def _public_fields(state: GameState) -> dict[str, Any]:
         "hands": FrozenMap((s, _sorted_hand(state, i)) for i, s in enumerate(seats))
         if over
         else None,
+        "played": state.played,
+        "passed": state.passed,
+        "scouted": state.scouted,
+        "passes_before": state.previous_passes,
     }
 
 

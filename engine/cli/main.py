@@ -1,4 +1,4 @@
-"""The ``python -m engine`` dispatcher: claims, compare, replay, legal, play, deal."""
+"""The ``python -m engine`` dispatcher: claims, compare, replay, legal, play, deal, match."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import secrets
 import sys
 
+from engine.cli import match
 from engine.cli.claims import run_claims, run_compare
 from engine.cli.play import play
 from engine.cli.replay import run_legal, run_replay
@@ -45,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     deal.add_argument("seed")
     deal.add_argument("--ruleset", default="battleline", choices=sorted(RULESETS))
     deal.add_argument("--claims", choices=["standard", "advanced"], default=None)
+    deal.add_argument(
+        "--first",
+        choices=list(SEATS),
+        default=None,
+        help="this seat plays first, with no cut (a game of a series after the first, R2)",
+    )
+    match.add_parser(sub)
     return parser
 
 
@@ -61,10 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         return run_replay(args.file, args.json, sys.stdout)
     if args.command == "legal":
         return run_legal(args.file, args.json, sys.stdout)
+    if args.command == "match":
+        return match.run_match(args, sys.stdout)
     ruleset = get_ruleset(args.ruleset)
     claims = ClaimTiming(args.claims) if args.claims else ruleset.default_claims
     if args.command == "deal":
-        dealt = deal_from_seed(ruleset, args.seed)
+        if args.first is not None and args.first not in ruleset.seats:
+            _parser().error(f"{ruleset.title} has no seat {args.first}")
+        dealt = deal_from_seed(ruleset, args.seed, args.first)
         record = GameRecord(ruleset, claims, dealt, (), {"seed": args.seed})
         out = record.to_json()
         out["seed_commitment"] = seed_commitment(args.seed)

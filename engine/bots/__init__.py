@@ -1,0 +1,8 @@
+"""The computer opponent: ``choose_move(view, level, rng)`` for a seat that sees only its own
+view (docs/bots.md), and ``play_match`` to measure the levels against each other."""
+
+from engine.bots.levels import BotLevel, choose_move
+from engine.bots.match import MatchResult, play_match
+from engine.bots.search import DEFAULT_BUDGET
+
+__all__ = ["DEFAULT_BUDGET", "BotLevel", "MatchResult", "choose_move", "play_match"]

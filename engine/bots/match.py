@@ -1,0 +1,130 @@
+"""Matches between computer levels: whole games, each seat choosing from its own view.
+
+``play_match`` is pure and deterministic: the deals and every seat's generator come from the
+seed, so the same arguments give the same games. Timing is the caller's: pass a ``clock`` (CPU
+seconds) to have the moves measured; the figures never steer a move.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.apply import apply
+from engine.bots.levels import BotLevel, choose_move
+from engine.deal import deal_from_seed, start
+from engine.rulesets import ClaimTiming, Ruleset
+from engine.state import Phase, Seat
+from engine.view import player_view
+
+MAX_PLIES = 5000
+"""No game of this engine comes near it; a match stops with an error rather than loop."""
+
+
+@dataclass
+class MatchResult:
+    """The outcome of a match, from the side of ``bot``."""
+
+    bot: BotLevel
+    against: BotLevel
+    ruleset: str
+    claims: ClaimTiming
+    seed: str
+    budget: int | None
+    """The strong level's budget (worlds per decision); None for its default."""
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    """Games the bot's seat shared a draw in (a draw between the other two is a loss)."""
+    plies: int = 0
+    """Moves made in all games, by every seat."""
+    times: list[float] = field(default_factory=list)
+    """CPU seconds of each move of the bot (with a clock)."""
+    play_times: list[float] = field(default_factory=list)
+    """CPU seconds of each move of the bot that chose what to play at the start of a turn (the
+    decisions the strong level searches; claims and draws left out)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON line of ``python -m engine match``: counts, and the bot's median CPU
+        milliseconds per move (all moves; and those that chose a card to play)."""
+
+        def ms(values: list[float]) -> float | None:
+            return round(statistics.median(values) * 1000, 3) if values else None
+
+        return {
+            "bot": self.bot.value,
+            "against": self.against.value,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "ms_per_move": ms(self.times),
+            "ms_per_play": ms(self.play_times),
+            "ms_max": round(max(self.times) * 1000, 3) if self.times else None,
+            "win_rate": round(self.wins / self.games, 4) if self.games else None,
+            "ruleset": self.ruleset,
+            "claims": self.claims.value,
+            "seed": self.seed,
+            "budget": self.budget,
+            "moves": len(self.times),
+            "plies_per_game": round(self.plies / self.games, 1) if self.games else None,
+        }
+
+
+def play_match(
+    bot: BotLevel | str,
+    against: BotLevel | str,
+    games: int,
+    seed: str,
+    ruleset: Ruleset,
+    claims: ClaimTiming | None = None,
+    *,
+    budget: int | None = None,
+    clock: Callable[[], float] | None = None,
+) -> MatchResult:
+    """Play ``games`` games of ``bot`` against ``against`` (every other seat) and count them.
+
+    The bot changes seat every game (A, B, and C with three players), and the games of one
+    round of seats share a deal, so that each level plays every seat of it. ``budget`` is passed
+    to both levels (the strong level's worlds per decision). Raises ValueError for a bad level
+    or a count below 1.
+    """
+    bot, against = BotLevel(bot), BotLevel(against)
+    if games < 1:
+        raise ValueError("a match has at least one game")
+    claims = claims or ruleset.default_claims
+    result = MatchResult(bot, against, ruleset.name, claims, seed, budget)
+    seats = ruleset.seats
+    for game in range(games):
+        mine = seats[game % len(seats)]
+        dealt = deal_from_seed(ruleset, f"{seed}/{game // len(seats)}")
+        state = start(ruleset, claims, dealt)
+        rngs: dict[Seat, random.Random] = {s: random.Random(f"{seed}/{game}/{s}") for s in seats}
+        while state.result is None:
+            seat = state.to_move
+            level = bot if seat == mine else against
+            seen = player_view(state, seat)
+            began = clock() if clock is not None else 0.0
+            move = choose_move(seen, level, rngs[seat], budget=budget)
+            if clock is not None and seat == mine:
+                spent = clock() - began
+                result.times.append(spent)
+                if state.phase is Phase.START and not seen.claimable:
+                    result.play_times.append(spent)
+            state, _ = apply(state, move)
+            if state.ply > MAX_PLIES:
+                raise RuntimeError(f"game {game} of the match did not end in {MAX_PLIES} moves")
+        result.games += 1
+        result.plies += state.ply
+        outcome = state.result
+        if outcome.winner == mine:
+            result.wins += 1
+        elif outcome.winner is None and mine in outcome.draw_between:
+            result.draws += 1
+        else:
+            result.losses += 1
+    return result
