@@ -25,13 +25,51 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
 from celery import Celery
+from sqlmodel import Session
 
 logger = logging.getLogger(__name__)
+
+_DISPATCHERS: dict[str, Callable[[list[Any]], None]] = {}
+"""What to do after a commit with the items a transaction noted under each key."""
+
+
+def on_commit(key: str, dispatcher: Callable[[list[Any]], None]) -> None:
+    """After every commit of a session that noted items under ``key`` (``note_for_commit``),
+    call ``dispatcher`` with them; a rollback forgets them. Registered once, at import."""
+    _DISPATCHERS[key] = dispatcher
+
+
+def note_for_commit(session: Session, key: str, *items: Any) -> None:
+    """Note ``items`` for the dispatcher of ``key``, to run once this transaction commits."""
+    session.info.setdefault(key, []).extend(items)
+
+
+@sa.event.listens_for(Session, "after_commit")
+def _after_commit(session: Session) -> None:
+    # SQLAlchemy 2.1 calls after_commit when a savepoint is released too (begin_nested), while
+    # the transaction and its locks go on: only the real commit may publish (PITFALLS).
+    if session.in_nested_transaction():
+        return
+    for key, dispatcher in _DISPATCHERS.items():
+        items: list[Any] | None = session.info.pop(key, None)
+        if items:
+            dispatcher(items)
+
+
+@sa.event.listens_for(Session, "after_rollback")
+def _after_rollback(session: Session) -> None:
+    # A savepoint rolled back (a concurrent insert lost, say) leaves the transaction's own
+    # notes standing.
+    if session.in_nested_transaction():
+        return
+    for key in _DISPATCHERS:
+        session.info.pop(key, None)
 
 TIMEOUT_SETTING = "battleline_publish_timeout"
 """Celery setting (from ``BROKER_PUBLISH_TIMEOUT_S``): the longest a caller waits, in seconds."""
