@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the real components the tests use are there: PostgreSQL and Redis running on
-# 127.0.0.1, Debian's chromium installed. Starts or installs what it can; otherwise exits 1 and
-# says exactly what is missing (the tests never skip silently).
+# 127.0.0.1, Debian's chromium and dovecot installed. Starts or installs what it can; otherwise
+# exits 1 and says exactly what is missing (the tests never skip silently).
 set -uo pipefail
 
 missing=()
@@ -34,6 +34,25 @@ if ! command -v chromium >/dev/null; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 || true
   fi
   command -v chromium >/dev/null || missing+=("Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+fi
+
+# Debian's dovecot: the play-by-reply tests start their own IMAP server from it (in a temporary
+# folder, on a free port); the system's dovecot service is never started.
+if ! command -v dovecot >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's dovecot-imapd for the IMAP tests (once per machine)..." >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dovecot-imapd) >/dev/null 2>&1 || true
+  fi
+  command -v dovecot >/dev/null || missing+=("Debian's dovecot (apt-get install dovecot-imapd) for the IMAP tests")
+fi
+
+# npm fetches axe-core for the accessibility check of the browser tests (tests/browser/conftest.py).
+if ! command -v npm >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's npm for the accessibility check (once per machine)..." >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >/dev/null 2>&1 || true
+  fi
+  command -v npm >/dev/null || missing+=("npm, to fetch axe-core from the npm registry (apt-get install npm)")
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -6,7 +6,7 @@ programs send as ``List-Unsubscribe=One-Click``. Each POST can be repeated witho
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flask import Blueprint, render_template, request
@@ -14,11 +14,13 @@ from sqlmodel import Session
 
 from service.db import session_scope
 from service.games import store
-from service.models import Player
+from service.models import GameStatus, Player
 from service.outbox import addresses
 from service.outbox.models import AddressStatus
 from service.outbox.signed import MailPurpose, MailToken, read_token
+from service.present.game_lists import player_games
 from service.refusal import Refusal
+from service.templating import utc_time
 
 bp = Blueprint("mail", __name__, url_prefix="/mail")
 
@@ -52,7 +54,14 @@ def _player(session: Session, token: MailToken) -> Player:
     return player
 
 
-def _page(page: ActionPage, *, name: str, done: bool, undone: bool = False) -> str:
+def _page(
+    page: ActionPage,
+    *,
+    name: str,
+    done: bool,
+    undone: bool = False,
+    games: Sequence[str] = (),
+) -> str:
     return render_template(
         "mail/action.html",
         page=page,
@@ -60,6 +69,7 @@ def _page(page: ActionPage, *, name: str, done: bool, undone: bool = False) -> s
         name=name,
         done=done,
         undone=undone,
+        games=games,
     )
 
 
@@ -105,6 +115,8 @@ class Switch:
     """(session, player id, game id) -> whether it is on."""
     turn: Callable[[Session, int, int | None, bool], None]
     """(session, player id, game id, on): turn it on or off."""
+    lists_games: bool = False
+    """The page lists the player's running games (what the switch means for them)."""
 
 
 def _address_flag(name: str) -> Callable[[Session, int, int | None], bool]:
@@ -140,24 +152,45 @@ def _switch_views(switch: Switch) -> tuple[Callable[[str], str], Callable[[str],
         with session_scope() as session:
             player_id, game_id, name = load(session, token)
             done = switch.is_on(session, player_id, game_id)
-        return _page(switch.page, name=name, done=done)
+            games = running_games(session, player_id) if switch.lists_games else []
+        return _page(switch.page, name=name, done=done, games=games)
 
     def act(token: str) -> str:
         undo = request.form.get("undo") == "1"
         with session_scope() as session:
             player_id, game_id, name = load(session, token)
             switch.turn(session, player_id, game_id, not undo)
-        return _page(switch.page, name=name, done=not undo, undone=undo)
+            games = running_games(session, player_id) if switch.lists_games else []
+        return _page(switch.page, name=name, done=not undo, undone=undo, games=games)
 
     return show, act
+
+
+def running_games(session: Session, player_id: int) -> list[str]:
+    """The player's games being played, in words (no link: this page is a mail switch, not a
+    way into the games)."""
+    player = session.get(Player, player_id)
+    if player is None:
+        return []
+    return [
+        f"{g.ruleset_title}, game {g.game_number}, against {g.opponent}: "
+        + (f"your turn, before {utc_time(g.deadline)}" if g.your_turn else "their turn")
+        for g in player_games(session, player)
+        if g.status == GameStatus.ACTIVE
+    ]
 
 
 UNSUBSCRIBE = ActionPage(
     title="Unsubscribe",
     ask="Press the button and we send you no more email: no invitations, no turns, no reminders. "
-    "Your games go on; open them from your private pages.",
+    "Your games do not stop: their deadlines still count. A missed deadline uses one of your "
+    "vacation days, and with none left you lose the game on time. Play them from their private "
+    "pages (the links in our earlier emails), resign the ones you want to leave there, or mute "
+    'one game only with "No more email about this game" in its emails. We tell your opponents '
+    "that you no longer get our email.",
     button="Unsubscribe",
-    done="You are unsubscribed: we send you no more email.",
+    done="You are unsubscribed: we send you no more email. Your games go on and their deadlines "
+    "still count; your opponents are told that you no longer get our email.",
     undo_button="Send me email again",
     undone="You get email from us again.",
 )
@@ -192,6 +225,7 @@ SWITCHES = {
             lambda session, player_id, _game, on: addresses.set_unsubscribed(
                 session, player_id, on
             ),
+            lists_games=True,
         ),
     ),
     "/mute/<token>": ("mute", Switch(MailPurpose.MUTE_GAME, MUTE, _muted, _mute)),

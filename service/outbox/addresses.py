@@ -3,15 +3,37 @@ muting a game. Functions work in the caller's session and leave the commit to it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
+from flask import Flask, current_app, has_app_context
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from service.games import store
-from service.models import utcnow
+from service.models import Seat, utcnow
 from service.outbox.models import AddressStatus, GameMute
+
+UnreachableListener = Callable[[Session, int, str], None]
+"""Runs in the caller's transaction when a player's address stops taking our email:
+(session, player id, why: ``"unsubscribed"`` or ``"bouncing"``)."""
+
+UNREACHABLE_LISTENERS_KEY = "battleline.unreachable_listeners"
+
+
+def add_unreachable_listener(app: Flask, listener: UnreachableListener) -> None:
+    """Run ``listener`` whenever an address of ``app`` becomes unreachable (unsubscribed, or
+    bouncing for the first time), in the transaction that records it: the other seats of the
+    player's games are told (the app factory registers that)."""
+    app.extensions.setdefault(UNREACHABLE_LISTENERS_KEY, []).append(listener)
+
+
+def _now_unreachable(session: Session, player_id: int, why: str) -> None:
+    if has_app_context():
+        for listener in current_app.extensions.get(UNREACHABLE_LISTENERS_KEY, ()):
+            listener(session, player_id, why)
 
 
 def address_status(session: Session, player_id: int) -> AddressStatus:
@@ -51,16 +73,22 @@ def confirm(session: Session, player_id: int) -> bool:
 def mark_bouncing(session: Session, player_id: int, reason: str) -> None:
     """An SMTP server refused this address for good: stop mailing it, tell the game pages."""
     status = address_status(session, player_id)
+    first = status.bounced_at is None
     status.bounced_at = utcnow()
     status.bounce_reason = reason[:500]
     session.add(status)
+    if first and status.unsubscribed_at is None:
+        _now_unreachable(session, player_id, "bouncing")
 
 
 def set_unsubscribed(session: Session, player_id: int, unsubscribed: bool) -> None:
     """No email at all (but what the person requests on the site), or email again."""
     status = address_status(session, player_id)
+    newly = unsubscribed and status.unsubscribed_at is None and status.bounced_at is None
     status.unsubscribed_at = utcnow() if unsubscribed else None
     session.add(status)
+    if newly:
+        _now_unreachable(session, player_id, "unsubscribed")
 
 
 def set_refuses_invitations(session: Session, player_id: int, refuses: bool) -> None:
@@ -95,18 +123,22 @@ class BouncingAddress:
     reason: str
 
 
+_BOUNCED_IN_GAME = (
+    select(AddressStatus)
+    .join(Seat, col(Seat.player_id) == col(AddressStatus.player_id))
+    .where(col(Seat.game_id) == sa.bindparam("game_id"), col(AddressStatus.bounced_at).is_not(None))
+)
+"""Built once (every private page asks it), with one plain parameter: a list of players would
+make SQLAlchemy render the statement again on every call."""
+
+
 def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
     """The seats of a game whose email bounces, so the game page can tell both players that
     emails to them do not arrive (they can still play from their private page)."""
     seats = store.seats_of(session, game_id)
     bounced = {
         status.player_id: status
-        for status in session.exec(
-            select(AddressStatus).where(
-                col(AddressStatus.player_id).in_([p.id for _, p in seats.values()]),
-                col(AddressStatus.bounced_at).is_not(None),
-            )
-        )
+        for status in session.scalars(_BOUNCED_IN_GAME, {"game_id": game_id})
     }
     found: list[BouncingAddress] = []
     for letter, (_, player) in seats.items():

@@ -23,6 +23,12 @@ class KindRules:
     unsubscribed or bouncing address, and never muted."""
     invitation: bool = False
     """Not sent to an address that refuses invitations."""
+    auto_submitted: str = "auto-generated"
+    """Its ``Auto-Submitted`` header (RFC 3834): ``auto-replied`` for an answer to an email
+    received (``service.inbound`` never answers a message that carries either)."""
+    subject: str = ""
+    """What happened, at the head of a game-thread email's subject (``"Your turn"``), unless the
+    email's builder says more (``"Game over, you won"``)."""
 
 
 class MailKind(enum.StrEnum):
@@ -40,8 +46,9 @@ class MailKind(enum.StrEnum):
     MY_GAMES = "my_games"
     """To a player who asked for it: the link to the list of their games."""
     YOUR_TURN = "your_turn"
-    """To the player to move: the opponent's last turn, the claims made for them, the board,
-    their hand, the deadline, a link per legal move (by card) and the private page."""
+    """To the player to move: the others' last turns (each claim with why it held), the claims
+    made for them, the board, their hand, the deadline, every legal move's code to reply with
+    (text part) and link (HTML part), and the private page."""
     REMINDER = "reminder"
     """To the player to move, before the deadline (half, 80%, a day before; one a day)."""
     TIMEOUT_NOTICE = "timeout_notice"
@@ -50,9 +57,24 @@ class MailKind(enum.StrEnum):
     """To the opponent of a player who runs late (80% of the time used or a day left)."""
     GAME_OVER = "game_over"
     """To both players: the result, the flags, the points, the seed (R3), play again."""
+    SEAT_UNREACHABLE = "seat_unreachable"
+    """To the other players of each running game of a player whose address stopped taking our
+    email (unsubscribed, or bouncing): the game goes on, the deadlines still count."""
+    SERIES_LEFT = "series_left"
+    """To the other players of a series when one leaves it: the game being played is its last."""
     DIGEST = "digest"
     """Once a day, to a player who chose it instead of "your turn" emails: the games where it
     is their turn."""
+    REPLY_RECEIPT = "reply_receipt"
+    """To a player whose reply by email was played: what was played, and what comes next (the
+    moves still to make this turn, with their codes, or whose turn it is now)."""
+    REPLY_REFUSED = "reply_refused"
+    """To a player whose reply could not be played (unreadable, ambiguous, illegal, stale, not
+    their turn, the game over): what was understood, why not, the moves and codes possible now.
+    Nothing was changed."""
+    REPLY_OTHER_SENDER = "reply_other_sender"
+    """To a seat's own address when an email with its reply address came from another address:
+    nothing was played, and only replies from this address count."""
 
     @property
     def rules(self) -> KindRules:
@@ -61,14 +83,39 @@ class MailKind(enum.StrEnum):
 
 KIND_RULES: dict[MailKind, KindRules] = {
     MailKind.CONFIRM_ADDRESS: KindRules(game_thread=False, requested=True),
-    MailKind.INVITATION: KindRules(game_thread=True, requested=False, invitation=True),
-    MailKind.GAME_STARTED: KindRules(game_thread=True, requested=False),
-    MailKind.GAME_CANCELLED: KindRules(game_thread=True, requested=False),
+    MailKind.INVITATION: KindRules(
+        game_thread=True, requested=False, invitation=True, subject="An invitation to play"
+    ),
+    MailKind.GAME_STARTED: KindRules(game_thread=True, requested=False, subject="Cards dealt"),
+    MailKind.GAME_CANCELLED: KindRules(game_thread=True, requested=False, subject="Cancelled"),
     MailKind.MY_GAMES: KindRules(game_thread=False, requested=True),
-    MailKind.YOUR_TURN: KindRules(game_thread=True, requested=False),
-    MailKind.REMINDER: KindRules(game_thread=True, requested=False),
-    MailKind.TIMEOUT_NOTICE: KindRules(game_thread=True, requested=False),
-    MailKind.RUNNING_LATE: KindRules(game_thread=True, requested=False),
-    MailKind.GAME_OVER: KindRules(game_thread=True, requested=False),
+    MailKind.YOUR_TURN: KindRules(game_thread=True, requested=False, subject="Your turn"),
+    MailKind.REMINDER: KindRules(game_thread=True, requested=False, subject="Reminder, your turn"),
+    MailKind.TIMEOUT_NOTICE: KindRules(
+        game_thread=True, requested=False, subject="A deadline passed"
+    ),
+    MailKind.RUNNING_LATE: KindRules(
+        game_thread=True, requested=False, subject="Your opponent runs late"
+    ),
+    MailKind.GAME_OVER: KindRules(game_thread=True, requested=False, subject="Game over"),
+    MailKind.SEAT_UNREACHABLE: KindRules(
+        game_thread=True, requested=False, subject="Your opponent no longer gets our email"
+    ),
+    MailKind.SERIES_LEFT: KindRules(
+        game_thread=True, requested=False, subject="A player left the series"
+    ),
     MailKind.DIGEST: KindRules(game_thread=False, requested=False),
+    # The player wrote just now: answered even when muted, unsubscribed or bouncing.
+    MailKind.REPLY_RECEIPT: KindRules(
+        game_thread=True, requested=True, subject="Played", auto_submitted="auto-replied"
+    ),
+    MailKind.REPLY_REFUSED: KindRules(
+        game_thread=True, requested=True, subject="Not played", auto_submitted="auto-replied"
+    ),
+    MailKind.REPLY_OTHER_SENDER: KindRules(
+        game_thread=True,
+        requested=False,
+        subject="A reply from another address",
+        auto_submitted="auto-replied",
+    ),
 }

@@ -12,6 +12,7 @@ import secrets
 from email.mime.base import MIMEBase
 from email.mime.text import MIMEText
 from email.policy import compat32
+from email.utils import formataddr, parseaddr
 
 import flask_mail
 
@@ -42,19 +43,49 @@ _POLICY = compat32.clone(linesep="\r\n", max_line_length=998)
 # (quoted-printable is pure Python and was a third of a delivery's time in bench/mail.py).
 _UTF8 = email.charset.Charset("utf-8")
 _UTF8.body_encoding = email.charset.BASE64
+# A body that is all ASCII in short lines goes as it is (7bit): base64 would add a third.
+_ASCII = email.charset.Charset("us-ascii")  # its body encoding is none: 7bit
+
+
+def _seven_bit(text: str) -> bool:
+    return text.isascii() and all(len(line) < 990 for line in text.splitlines())
+
+
+def _plain_address(value: str | tuple[str, str]) -> str | None:
+    """``Name <address>`` when both are ASCII, the name readable as it is (quoted if need be);
+    None otherwise (Flask-Mail's encoded word stays)."""
+    name, address = parseaddr(value) if isinstance(value, str) else value
+    return formataddr((name, address)) if name.isascii() and address.isascii() else None
 
 
 class MailMessage(flask_mail.Message):
-    """A Flask-Mail message with long header lines kept whole and base64 bodies."""
+    """A Flask-Mail message with long header lines kept whole, plain ASCII names, 7bit or base64
+    bodies, and no multipart/mixed wrapper around the alternative parts."""
 
     def _mimetext(self, text: str | None, subtype: str = "plain") -> MIMEText:
-        return MIMEText(text or "", _subtype=subtype, _charset=_UTF8)  # type: ignore[arg-type]
+        charset = _ASCII if _seven_bit(text or "") else _UTF8
+        return MIMEText(text or "", _subtype=subtype, _charset=charset)  # type: ignore[arg-type]
 
     def _message(self) -> MIMEBase:
         message = super()._message()
+        # Flask-Mail wraps the alternative parts in a multipart/mixed of one part (a place for
+        # attachments we never send): the alternative becomes the message itself.
+        parts = message.get_payload() if message.get_content_type() == "multipart/mixed" else None
+        if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], MIMEBase):
+            inner = parts[0]
+            # raw_items: the values as Flask-Mail stored them (items() would decode them).
+            for name, value in message.raw_items():
+                if name.lower() not in ("content-type", "mime-version"):
+                    inner[name] = value
+            message = inner
+        # Flask-Mail encodes every display name (``=?utf-8?q?Bob?=``), ASCII ones too.
+        for name, values in (("From", [self.sender]), ("To", self.recipients)):
+            plain = _plain_address(values[0]) if len(values) == 1 else None
+            if plain is not None:
+                message.replace_header(name, plain)
         message.policy = _POLICY
-        # A boundary of our own: "_" is not in base64's alphabet, so no body can contain it, and
-        # the generator need not search the bodies for a free one.
+        # A boundary of our own: "_" is not in base64's alphabet and 96 random bits cannot turn up
+        # in a 7bit body by chance, so the generator need not search the bodies for a free one.
         for part in message.walk():
             if part.is_multipart():
                 part.set_boundary(f"=_bl_{secrets.token_hex(12)}")

@@ -19,12 +19,12 @@ from email.utils import make_msgid
 from typing import Any
 from urllib.parse import urlsplit
 
-import sqlalchemy as sa
 from flask import current_app, has_app_context, render_template
 from sqlmodel import Session, col, func, select
 
 import engine
-from service.after_commit import publish_after_commit
+from service.after_commit import note_for_commit, on_commit, publish_after_commit
+from service.games import reply_keys, store
 from service.models import Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
@@ -59,13 +59,20 @@ def new_message_id(kind: MailKind) -> str:
     return make_msgid(idstring=kind.value.replace("_", "-"), domain=message_id_domain())
 
 
-def game_subject(session: Session, game: Game) -> str:
-    """The one subject of every email of a game, so that mail programs keep them in one thread.
-    Nothing a person typed (names are chosen by whoever filled in the form) and never a card
-    (PITFALLS)."""
+def list_id(game_id: int) -> str:
+    """The ``List-Id`` of a game's emails: ``<game-12.battleline.example>``."""
+    return f"<game-{game_id}.{message_id_domain()}>"
+
+
+def game_subject(session: Session, game: Game, what: str = "") -> str:
+    """The subject of an email of a game: what happened, then the game (the variant's own name
+    and the game's number): ``"Your turn: Schotten-Totten, game 12"``. The game's part is the
+    same in every email of it, and each carries In-Reply-To/References to the first, so mail
+    programs that thread by those keep a game together. Nothing a person typed (names are chosen
+    by whoever filled in the form) and never a card (PITFALLS)."""
     assert game.id is not None
     title = engine.get_ruleset(game.ruleset).title
-    return f"Battle Line by mail: game {game.id}, {title}"
+    return f"{what}: {title}, game {game.id}" if what else f"{title}, game {game.id}"
 
 
 def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
@@ -83,10 +90,27 @@ def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
     ).first()
 
 
+def reply_address(session: Session, game_id: int, player_id: int) -> str | None:
+    """``INBOUND_LOCAL_PART+<key>@INBOUND_DOMAIN``: where the player's seat in this game replies
+    by email (``service.games.reply_keys``; ``service.inbound`` receives it). None when replies
+    are off (no ``INBOUND_DOMAIN``) or the player holds no seat of the game (or several)."""
+    domain: str | None = current_app.config.get("INBOUND_DOMAIN")
+    if not domain:
+        return None
+    seats = [seat for seat, p in store.seats_of(session, game_id).values() if p.id == player_id]
+    if len(seats) != 1:
+        return None
+    local = current_app.config.get("INBOUND_LOCAL_PART") or "play"
+    return f"{local}+{reply_keys.reply_key(session, seats[0])}@{domain}"
+
+
 def blocked_reason(
     session: Session, kind: MailKind, player: Player, game_id: int | None
 ) -> str | None:
-    """Why ``player`` must not get this email, or None. Requested kinds are never blocked."""
+    """Why ``player`` must not get this email, or None. Requested kinds are never blocked, but
+    nothing at all goes to the computer's players (their addresses lead nowhere)."""
+    if player.computer is not None:
+        return "the computer reads no email"
     rules = kind.rules
     if rules.requested:
         return None
@@ -132,7 +156,9 @@ def render_email(kind: MailKind, context: Mapping[str, Any]) -> tuple[str, str]:
     """The text and HTML bodies of ``kind`` from ``templates/email/<kind>.txt`` and ``.html``."""
     text = render_template(f"email/{kind.value}.txt", **context)
     html = render_template(f"email/{kind.value}.html", **context)
-    return text.strip() + "\n", html
+    # Characters beyond ASCII as HTML references: the part then goes as 7bit, not base64 (a
+    # third larger), and reads the same.
+    return text.strip() + "\n", html.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def queue_email(
@@ -143,15 +169,22 @@ def queue_email(
     game: Game | None = None,
     subject: str | None = None,
     context: Mapping[str, Any] | None = None,
+    in_reply_to: str | None = None,
 ) -> OutboxMessage | None:
     """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``.
 
-    Game-thread kinds need ``game`` and get the game's stable subject; other kinds need
+    Game-thread kinds need ``game``; their subject is ``subject`` (what happened, by default
+    the kind's ``KindRules.subject``) followed by the game (``game_subject``). Other kinds need
     ``subject``. Templates get ``context`` plus ``recipient_name``, ``unsubscribe_url``,
     ``mute_url`` (game threads) and ``refuse_invitations_url`` (invitations).
     Returns the row (flushed, with its id), or None when the player does not take this email
     (unsubscribed, bouncing, muted the game, refuses invitations). Nothing is sent before the
     session commits. Raises HeaderInjectionError for a line break in any header value.
+
+    Emails of a game carry ``Reply-To``, the seat's reply address (``reply_address``), and keep
+    the game's ply on their row: a reply by email is read as meant for that position.
+    ``in_reply_to``: the Message-ID of the player's email this one answers (``service.inbound``,
+    checked to be one), threaded after it instead of the first email of the game.
     """
     assert player.id is not None
     rules = kind.rules
@@ -163,7 +196,7 @@ def queue_email(
     if rules.game_thread:
         if game is None or game_id is None:
             raise ValueError(f"a {kind.value} email belongs to a game: pass game=")
-        subject = game_subject(session, game)
+        subject = game_subject(session, game, subject or rules.subject)
     elif subject is None:
         raise ValueError(f"a {kind.value} email needs a subject")
 
@@ -185,16 +218,24 @@ def queue_email(
 
     message_id = new_message_id(kind)
     headers = {
-        "Auto-Submitted": AUTO_SUBMITTED,
+        "Auto-Submitted": rules.auto_submitted,
         # RFC 8058: a mail program may POST here with no further step; GET only shows a page.
         "List-Unsubscribe": f"<{unsubscribe_url}>",
         "List-Unsubscribe-Post": ONE_CLICK,
     }
     if rules.game_thread and game_id is not None:
+        # RFC 2919: one list per game, so that a mail program can file or filter a game's mail.
+        headers["List-Id"] = list_id(game_id)
         root = thread_root(session, game_id, player.id)
-        if root is not None:
+        if in_reply_to is not None:
+            headers["In-Reply-To"] = in_reply_to
+            headers["References"] = " ".join(r for r in (root, in_reply_to) if r)
+        elif root is not None:
             headers["In-Reply-To"] = root
             headers["References"] = root
+        reply_to = reply_address(session, game_id, player.id)
+        if reply_to is not None:
+            headers["Reply-To"] = reply_to
     # build_mime refuses a line break in any header value (HeaderInjectionError).
     mime = build_mime(
         sender=current_app.config["MAIL_DEFAULT_SENDER"],
@@ -223,11 +264,12 @@ def queue_email(
         status=OutboxStatus.QUEUED,
         created_at=now,
         next_attempt_at=now + sweep_after,
+        ply=game.ply if game is not None else None,
     )
     session.add(row)
     session.flush()
     assert row.id is not None
-    session.info.setdefault(PENDING_KEY, []).append(row.id)
+    note_for_commit(session, PENDING_KEY, row.id)
     return row
 
 
@@ -252,13 +294,5 @@ def dispatch(outbox_ids: list[int]) -> None:
     )
 
 
-@sa.event.listens_for(Session, "after_commit")
-def _queue_after_commit(session: Session) -> None:
-    pending: list[int] | None = session.info.pop(PENDING_KEY, None)
-    if pending:
-        dispatch(pending)
-
-
-@sa.event.listens_for(Session, "after_rollback")
-def _forget_after_rollback(session: Session) -> None:
-    session.info.pop(PENDING_KEY, None)
+# Looked up at each commit, so that a test may replace ``dispatch``.
+on_commit(PENDING_KEY, lambda outbox_ids: dispatch(outbox_ids))

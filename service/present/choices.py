@@ -17,6 +17,18 @@ PAGE_ONLY = (Action.SCOUT, Action.REDEPLOY, Action.DESERTER, Action.TRAITOR, Act
 private page for these."""
 
 
+def move_code(move: engine.Move) -> str:
+    """The shortest way to name ``move`` in a reply by email, listed beside each move in the
+    emails and read back by ``service.present.reply_reading``: ``c3`` for a claim, ``troops`` or
+    ``tactics`` for a draw, ``pass``, ``end``, and the notation for every card move (``R7>3``,
+    ``FOG>3``, ``SCOUT``, ``REDEPLOY R7@3>5``, ``return R2 FOG``)."""
+    if move.action is Action.CLAIM:
+        return f"c{move.flag}"
+    if move.action is Action.DRAW:
+        return str(move.deck)
+    return move.action_text()
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """One legal move, as a button or a link."""
@@ -30,6 +42,11 @@ class Choice:
     def notation(self) -> str:
         """The move without its seat (``R7>3``): what a form sends."""
         return self.move.action_text()
+
+    @property
+    def code(self) -> str:
+        """The short code to reply with by email (``move_code``)."""
+        return move_code(self.move)
 
     @property
     def words(self) -> list[Piece]:

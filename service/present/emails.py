@@ -14,7 +14,7 @@ from service import tokens
 from service.games import store
 from service.games.records import game_record
 from service.links import external_url, private_page_url
-from service.models import Game, Player
+from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
@@ -54,7 +54,7 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
         session,
         MailKind.CONFIRM_ADDRESS,
         creator,
-        subject="Confirm your new Battle Line game",
+        subject=f"Confirm your new game of {engine.get_ruleset(game.ruleset).title}",
         context={
             **game_facts(game),
             "invited_name": in_words(invited_names),
@@ -162,12 +162,42 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
     return queued
 
 
+def queue_series_left(
+    session: Session, game: Game, series_url: str, *, left_by: str
+) -> list[OutboxMessage]:
+    """Tell every seat but ``left_by`` that it left the series of ``game``: the game being
+    played goes on and is the series' last."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    queued: list[OutboxMessage] = []
+    for letter, (seat, player) in seats.items():
+        if letter == left_by:
+            continue
+        row = queue_email(
+            session,
+            MailKind.SERIES_LEFT,
+            player,
+            game=game,
+            context={
+                **game_facts(game),
+                "left_name": names[left_by],
+                "finished": game.status == GameStatus.FINISHED,
+                "series_url": series_url,
+                "private_url": private_page_url(seat),
+            },
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
+
+
 def queue_my_games_email(session: Session, player: Player, games_url: str) -> OutboxMessage | None:
     """Send a player the link to the list of their games (``games_url``, signed by the caller)."""
     return queue_email(
         session,
         MailKind.MY_GAMES,
         player,
-        subject="Your Battle Line games",
+        subject="Your games on Battle Line by mail",
         context={"games_url": games_url},
     )

@@ -17,35 +17,36 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.games.store import LogEntry
+from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
-from service.models import Game, Player, Seat
+from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
 from service.present.board import board_of
-from service.present.choices import move_choices
+from service.present.choices import MoveChoices, move_choices
+from service.present.claims import (
+    ClaimExplained,
+    claims_in_log,
+    claims_now,
+    deciding_flags,
+    final_claims,
+)
 from service.present.emails import game_facts
-from service.present.game_lists import PlayerGame
+from service.present.game_lists import PlayerGame, player_games
 from service.present.move_links import move_link_urls
+from service.present.move_list import by_turn, log_rows
+from service.present.plain_text import (  # card_text: also imported from here by others
+    board_lines,
+    card_text,  # noqa: F401
+    legend,
+    move_code_lines,
+    pieces_text,
+    wrap,
+)
 from service.present.summaries import in_words
-from service.present.words import Piece, narration, with_cards
+from service.present.words import with_cards
 from service.templating import card_face
-
-
-def card_text(code: str) -> str:
-    """A card in plain text: ``red 4 (R4)``, ``Alexander (ALEXANDER)``."""
-    return f"{card_face(code).label} ({code})"
-
-
-def pieces_text(pieces: Sequence[Piece]) -> str:
-    """Described moves (``service.present.words``) as one line of plain text."""
-    words = [card_text(p.value) if p.kind == "card" else p.value.strip() for p in pieces]
-    return " ".join(word for word in words if word)
-
-
-def _described(pieces: Sequence[Piece]) -> dict[str, Any]:
-    return {"pieces": list(pieces), "text": pieces_text(pieces)}
 
 
 @dataclass(frozen=True)
@@ -54,66 +55,76 @@ class MadeClaim:
 
     flag: int
     reason: str
+    explained: ClaimExplained | None = None
+    """The proof in fields (``service.present.claims``), when the caller has it."""
 
 
 # --- pieces of context -------------------------------------------------------------------------
 
 
-def last_turn(
-    entries: Sequence[LogEntry], seat: str, ruleset: engine.Ruleset, names: dict[str, str]
+def others_turns(
+    session: Session, game: Game, state: engine.GameState, seat: str, names: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """What the others did since ``seat`` last moved, in words and public notation: the entries
-    of other seats just before the latest ones of ``seat`` (the claims made for it at this
-    start)."""
-    index = len(entries)
-    while index > 0 and entries[index - 1].seat == seat:
-        index -= 1
-    end = index
-    while index > 0 and entries[index - 1].seat != seat:
-        index -= 1
-    rows = []
-    for entry in entries[index:end]:
-        move = engine.parse_move(entry.notation, ruleset)
-        rows.append(
-            {
-                **_described(narration(move, names[entry.seat], hide_returned=True)),
-                "notation": move.public_text(),
-            }
-        )
-    return rows
+    """What the others did since ``seat`` last moved, turn by turn (``move_list.by_turn``), each
+    entry in words and public notation, each claim with why it held (the one who lost the flag
+    reads why). The claims made for ``seat`` at this start are left out (said apart)."""
+    assert game.id is not None
+    # The others' last turns end at most a few dozen entries back.
+    entries = store.moves_from(session, game.id, max(0, state.ply - 60), state.ply)
+    rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
+    groups = by_turn(rows)
+    while groups and groups[-1]["seat"] == seat:
+        groups.pop()
+    start = len(groups)
+    while start > 0 and groups[start - 1]["seat"] != seat:
+        start -= 1
+    turns = groups[start:]
+    wanted = {row["number"] - 1 for group in turns for row in group["rows"]}
+    claims = claims_in_log(session, game, [e for e in entries if e.ply in wanted])
+    for group in turns:
+        for row in group["rows"]:
+            explained = claims.get(row["number"] - 1)
+            why = explained.words(names, seat) if explained else None
+            row["lines"] = wrap(
+                f"{pieces_text(row['words'])} [{row['notation']}]", "    ", "      "
+            )
+            row["why"] = why
+            why_text = f"Why: {pieces_text(why, codes=True)}" if why else ""
+            row["why_lines"] = wrap(why_text, "      ") if why else []
+    return turns
 
 
-def board_rows(view: engine.PlayerView, names: dict[str, str]) -> list[dict[str, Any]]:
-    """The line of flags as the view's seat sees it, in rows of one pair of seats each (the whole
-    line with two players, the three rows of the ring with three): at each flag the near side
-    (the reader's cards, where the reader is one of the pair) and the far side, the environment
-    cards and who holds it."""
-
-    def name(seat: str) -> str:
-        return "you" if seat == view.seat else names[seat]
-
+def board_rows(
+    view: engine.PublicView, names: dict[str, str], reader: str | None
+) -> list[dict[str, Any]]:
+    """The line of flags as ``reader`` sees it (None: the public), as on the pages: in rows of
+    one pair of seats each (the whole line with two players, the three rows of the ring with
+    three), at each flag the other seat's cards on the left and the reader's on the right, the
+    environment cards and who holds it."""
+    labels = seat_labels(view, names, reader)
     groups = []
-    for row in board_of(view, view.seat).rows:
+    for row in board_of(view, reader).rows:
         flags = []
         for drawn in row.flags:
             holder = drawn.flag.claimed_by
-            near, far = drawn.right_cards, drawn.left_cards
             flags.append(
                 {
                     "flag": drawn.flag.number,
-                    "near": list(near),
-                    "far": list(far),
+                    "left": list(drawn.left_cards),
+                    "right": list(drawn.right_cards),
                     "env": sorted(env.card for env in drawn.flag.env),
-                    "held_by": None if holder is None else name(holder),
-                    "near_text": ", ".join(card_text(c) for c in near) or "-",
-                    "far_text": ", ".join(card_text(c) for c in far) or "-",
+                    "held_by": None
+                    if holder is None
+                    else "you"
+                    if holder == reader
+                    else labels[holder],
+                    "held_by_left": holder is not None and holder == row.left,
                 }
             )
-        near_name, far_name = name(row.right), name(row.left)
         groups.append(
             {
-                "near_name": near_name[:1].upper() + near_name[1:],
-                "far_name": far_name,
+                "left_name": labels[row.left],
+                "right_name": labels[row.right],
                 "flags": flags,
                 "first": row.first,
                 "last": row.last,
@@ -122,30 +133,44 @@ def board_rows(view: engine.PlayerView, names: dict[str, str]) -> list[dict[str,
     return groups
 
 
-def move_link_groups(seat_row: Seat, state: engine.GameState) -> dict[str, Any]:
-    """The seat's grouped legal moves (``service.present.choices``), each with its link: a card,
-    then the flags it may go to; claims, discards, a pass and the draws on their own; the
-    tactics that need more choices named only (they are played from the private page)."""
-    choices = move_choices(state, seat_row.letter)
-    urls = move_link_urls(seat_row, state.ply, choices.count)
+def seat_labels(
+    view: engine.PublicView, names: dict[str, str], reader: str | None
+) -> dict[str, str]:
+    """The name over each side of the board: the players' names, and "You" for the reader."""
+    return {
+        **{seat: names.get(seat, seat) for seat in view.seats},
+        **({reader: "You"} if reader else {}),
+    }
+
+
+def move_link_groups(seat_row: Seat, choices: MoveChoices, ply: int) -> dict[str, Any]:
+    """The seat's grouped legal moves (``service.present.choices``), each with its link and its
+    code (to reply with): a card, then the flags it may go to; claims, discards, a pass and the
+    draws on their own; the tactics that need more choices named only (they are played from the
+    private page)."""
+    urls = move_link_urls(seat_row, ply, choices.count)
     others = [choices.passing] if choices.passing else []
     others += [*choices.scout_draws, *choices.draws, *([choices.end] if choices.end else [])]
     return {
         "plays": [
             {
                 "card": group.card,
-                "text": card_text(group.card),
-                "flags": [{"flag": c.flag, "url": urls[c.index]} for c in group.choices],
+                "text": card_face(group.card).label,
+                "flags": [
+                    {"flag": c.flag, "url": urls[c.index], "code": c.code} for c in group.choices
+                ],
             }
             for group in choices.plays
         ],
-        "claims": [{"flag": c.flag, "url": urls[c.index]} for c in choices.claims],
+        "then": [c.code for c in choices.then],
+        "claims": [{"flag": c.flag, "url": urls[c.index], "code": c.code} for c in choices.claims],
         "discards": [
             {
                 "card": c.card,
-                "text": card_text(c.card or ""),
+                "text": card_face(c.card or "").label,
                 "flag": c.source,
                 "url": urls[c.index],
+                "code": c.code,
             }
             for c in choices.discards
         ],
@@ -155,6 +180,7 @@ def move_link_groups(seat_row: Seat, state: engine.GameState) -> dict[str, Any]:
                 if c is choices.passing
                 else pieces_text(c.words),
                 "url": urls[c.index],
+                "code": c.code,
             }
             for c in others
         ],
@@ -162,19 +188,22 @@ def move_link_groups(seat_row: Seat, state: engine.GameState) -> dict[str, Any]:
     }
 
 
-def provable_now(state: engine.GameState, seat: str) -> list[dict[str, Any]]:
-    """The flags ``seat`` could prove now, with the prover's reason (when claims are not made
-    for them automatically)."""
-    return [
-        {"flag": proof.flag, **_reason(proof.reason, state.ruleset)}
-        for proof in engine.claim_proof_views(state, seat)
-        if proof.provable
-    ]
-
-
-def _reason(reason: str, ruleset: engine.Ruleset) -> dict[str, Any]:
-    pieces = with_cards(reason, ruleset)
-    return {"reason_pieces": pieces, "reason_text": pieces_text(pieces)}
+def _claim_context(
+    flag: int,
+    reason: str,
+    explained: ClaimExplained | None,
+    names: dict[str, str],
+    reader: str,
+    ruleset: engine.Ruleset,
+) -> dict[str, Any]:
+    """A claim for the emails: why it held, said to ``reader`` (the engine's sentence when the
+    proof's fields are not at hand)."""
+    pieces = explained.words(names, reader) if explained else with_cards(reason, ruleset)
+    return {
+        "flag": flag,
+        "reason_pieces": pieces,
+        "reason_lines": wrap(f"Flag {flag}: {pieces_text(pieces, codes=True)}", "  - ", "    "),
+    }
 
 
 def _seat_and_player(session: Session, game: Game, seat: str) -> tuple[Seat, Player]:
@@ -202,16 +231,19 @@ def queue_your_turn(
     claims_made: Sequence[MadeClaim] = (),
     automatic_claims: bool = True,
 ) -> OutboxMessage | None:
-    """Tell the player to move that it is their turn, with a link for every legal move."""
+    """Tell the player to move that it is their turn: what the others did (and why each claim
+    held), the board, the hand, every legal move with its code to reply with (plain text) and
+    its link (HTML), and one link to the private page."""
     assert game.id is not None and state.result is None
     seat = state.to_move
     seat_row, player = _seat_and_player(session, game, seat)
     names = _names(session, game)
     seen = engine.player_view(state, seat)
     opponents = in_words([names[s] for s in seen.opponents])
-    # The others' last turns end at most a few dozen entries back.
-    entries = store.moves_from(session, game.id, max(0, state.ply - 60), state.ply)
     advanced = state.claims is engine.ClaimTiming.ADVANCED
+    provable = claims_now(state, seat) if advanced and not automatic_claims else {}
+    choices = move_choices(state, seat)
+    labels = seat_labels(seen, names, seat)
     context = {
         **game_facts(game),
         "seat": seat,
@@ -221,21 +253,36 @@ def queue_your_turn(
         if len(seen.opponents) == 1
         else f"Since your last turn ({opponents})",
         "opponents": [{"name": names[s], "flags_held": seen.flags_held[s]} for s in seen.opponents],
-        "move_number": state.ply + 1,
         "turn": state.turn,
-        "last_turn": last_turn(entries, seat, state.ruleset, names),
-        "claims_made": [{"flag": c.flag, **_reason(c.reason, state.ruleset)} for c in claims_made],
+        "others_turns": others_turns(session, game, state, seat, names),
+        "claims_made": [
+            _claim_context(c.flag, c.reason, c.explained, names, seat, state.ruleset)
+            for c in claims_made
+        ],
         "automatic_claims": automatic_claims and advanced,
         "advanced": advanced,
-        "provable": provable_now(state, seat) if advanced and not automatic_claims else [],
-        "board": board_rows(seen, names),
+        "provable": [
+            _claim_context(flag, "", claim, names, seat, state.ruleset)
+            for flag, claim in provable.items()
+        ],
+        "board": board_rows(seen, names, seat),
+        "board_lines": board_lines(board_of(seen, seat), labels, seat),
+        "legend": legend(state.ruleset.colors),
         "hand": list(seen.hand),
-        "hand_text": ", ".join(card_text(c) for c in seen.hand) or "no cards",
+        "hand_lines": wrap("Your hand: " + (" ".join(seen.hand) or "no cards"), "", "  "),
         "flags_held": dict(seen.flags_held),
         "decks": dict(seen.decks),
         "deadline": game.deadline,
         "vacation_left": vacation_left(game, seat_row),
-        "links": move_link_groups(seat_row, state),
+        "links": move_link_groups(seat_row, choices, state.ply),
+        "code_lines": move_code_lines(choices),
+        # The example of a whole turn in one reply: one of the reader's own moves (a made-up
+        # card could be another seat's).
+        "example": " ".join(
+            [c.code for c in [*choices.plays[0].choices[:1], *choices.then[:1]]]
+            if choices.plays
+            else [c.code for c in choices.links[:1]]
+        ),
         "private_url": private_page_url(seat_row),
     }
     return queue_email(session, MailKind.YOUR_TURN, player, game=game, context=context)
@@ -301,7 +348,12 @@ def queue_timeout_notices(
             "vacation_left": vacation_left(game, late_row),
             "private_url": private_page_url(seat_row),
         }
-        row = queue_email(session, MailKind.TIMEOUT_NOTICE, player, game=game, context=context)
+        what = "A vacation day used" if days_used == 1 else f"{days_used} vacation days used"
+        if lost:
+            what = "You lost on time" if letter == late_seat else "Your opponent lost on time"
+        row = queue_email(
+            session, MailKind.TIMEOUT_NOTICE, player, game=game, subject=what, context=context
+        )
         if row is not None:
             queued.append(row)
     return queued
@@ -332,11 +384,19 @@ def result_words(state: engine.GameState, names: dict[str, str], leaver: str | N
     return f"{winner} won, {how}."
 
 
-def queue_game_over(session: Session, game: Game, state: engine.GameState) -> list[OutboxMessage]:
+def queue_game_over(
+    session: Session,
+    game: Game,
+    state: engine.GameState,
+    *,
+    following: Game | None = None,
+) -> list[OutboxMessage]:
     """Tell every player the result: flags, points (R23), the revealed seed (R3), the history
-    and a link to play again (the new-game form filled with the same players)."""
+    and a link to play again (the new-game form filled with the same players). In a series:
+    its score, and the next game (``following``, dealt already) or the series' end."""
     assert game.id is not None and state.result is not None
     seats = store.seats_of(session, game.id)
+    series = series_context(session, game, following)
     names = {s: p.display_name for s, (_, p) in seats.items()}
     seen = engine.spectator_view(state)
     points = engine.series_points(state)
@@ -346,27 +406,17 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             held[flag.claimed_by].append(flag.number)
     last = store.moves_from(session, game.id, state.ply - 1, state.ply)
     leaver = last[0].seat if last else None
+    # The claims of the last turn, the one that ended the game among them, and why each held.
+    ending = final_claims(
+        session, game, store.moves_from(session, game.id, max(0, state.ply - 12), state.ply)
+    )
+    deciding = deciding_flags(seen, state.result)
     queued = []
     for letter, (seat_row, player) in seats.items():
-        # "Play again": the new-game form filled in, this player first, the others in turn order
-        # after them as the invited seats (b_, c_).
+        # "Play again": a rematch offered from this seat's own link; the others follow it in
+        # turn order.
         at = seen.seats.index(letter)
         others = [seats[s][1] for s in (seen.seats[at + 1 :] + seen.seats[:at])]
-        invited = {
-            f"{field}_{kind}": getattr(other, attr)
-            for field, other in zip("bc", others, strict=False)
-            for kind, attr in (("name", "display_name"), ("email", "email"))
-        }
-        play_again = external_url(
-            "lobby.new_game",
-            a_name=player.display_name,
-            a_email=player.email,
-            **invited,
-            ruleset=game.ruleset,
-            claims=game.claims,
-            days_per_move=game.days_per_move,
-            vacation_days=game.vacation_days,
-        )
         context = {
             **game_facts(game),
             "seat": letter,
@@ -377,19 +427,70 @@ def queue_game_over(session: Session, game: Game, state: engine.GameState) -> li
             "termination": state.result.termination.value,
             "flags_held": held,
             "points": {s: points[s] for s in names},
-            "moves": state.ply,
+            "turns": state.turn,
+            "deciding": list(deciding),
+            "deciding_text": in_words([str(flag) for flag in deciding]),
+            "final_claims": [
+                _claim_context(c.flag, "", c, names, letter, state.ruleset) for c in ending
+            ],
+            "board": board_rows(seen, names, letter),
+            "board_lines": board_lines(
+                board_of(seen, letter), seat_labels(seen, names, letter), letter
+            ),
+            "legend": legend(state.ruleset.colors),
             "seed": game.seed,
             "history_url": external_url("history.public_page", public_id=game.public_id),
             "record_url": external_url("history.record", public_id=game.public_id),
-            "play_again_url": play_again,
+            # A rematch from the seat's own link: the others get their invitations at once.
+            "play_again_url": f"{private_page_url(seat_row)}/rematch",
             "play_again_with": in_words([other.display_name for other in others]),
             "players_text": in_words(list(names.values())),
             "private_url": private_page_url(seat_row),
+            "series": None,
         }
-        row = queue_email(session, MailKind.GAME_OVER, player, game=game, context=context)
+        if series is not None:
+            next_seat = series.pop("next_seats", {}).get(letter)
+            context["series"] = {
+                **series,
+                "next_url": private_page_url(next_seat) if next_seat is not None else None,
+            }
+        winner = state.result.winner
+        if winner is None:
+            what = "Game over, a draw" if letter in state.result.draw_between else "Game over"
+        else:
+            what = "Game over, you won" if winner == letter else "Game over, you lost"
+        row = queue_email(
+            session, MailKind.GAME_OVER, player, game=game, subject=what, context=context
+        )
         if row is not None:
             queued.append(row)
     return queued
+
+
+def series_context(session: Session, game: Game, following: Game | None) -> dict[str, Any] | None:
+    """What a game-over email says of the series the game belongs to (None: a single game)."""
+    score = score_of_game(session, game)
+    if score is None:
+        return None
+    series = score.series
+    assert game.id is not None
+    names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+    next_seats: dict[str, Seat] = {}
+    first_name = None
+    if following is not None and following.id is not None and following.deal is not None:
+        next_seats = {s: seat for s, (seat, _) in store.seats_of(session, following.id).items()}
+        first_name = names.get(following.deal["first"])
+    return {
+        "number": score.finished_games,
+        "goal": series_goal(series),
+        "totals": [(names[s], p) for s, p in score.totals.items()],
+        "over": score.over,
+        "left_by": names.get(series.left_by) if series.left_by else None,
+        "winner_name": names[score.winner] if score.winner else None,
+        "first_name": first_name,
+        "page_url": external_url("history.series_page", public_id=series.public_id),
+        "next_seats": next_seats,
+    }
 
 
 def queue_digest(
@@ -401,9 +502,41 @@ def queue_digest(
         session,
         MailKind.DIGEST,
         player,
-        subject=f"Battle Line: your turn in {count} game{'s' if count != 1 else ''}",
+        subject=f"Your turn in {count} game{'s' if count != 1 else ''}: Battle Line by mail",
         context={
             "games": list(games),
             "my_games_request_url": external_url("history.my_games_request"),
         },
     )
+
+
+def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[OutboxMessage]:
+    """Tell the other seats of every running game of ``player_id`` that its address no longer
+    takes our email (``why``: "unsubscribed" or "bouncing"): the game goes on, the player can
+    still play from the private page, and the deadlines still count. The address's
+    ``service.outbox.addresses`` listener, in the transaction that records it."""
+    player = session.get(Player, player_id)
+    if player is None:
+        return []
+    queued = []
+    for listed in player_games(session, player):
+        if listed.status != GameStatus.ACTIVE:
+            continue
+        game = store.get_game(session, listed.game_number)
+        assert game.id is not None
+        for letter, (seat_row, other) in store.seats_of(session, game.id).items():
+            if other.id == player_id:
+                continue
+            context = {
+                **game_facts(game),
+                "name": player.display_name,
+                "why": why,
+                "to_move": listed.to_move == listed.seat,
+                "deadline": game.deadline,
+                "private_url": private_page_url(seat_row),
+                "seat": letter,
+            }
+            row = queue_email(session, MailKind.SEAT_UNREACHABLE, other, game=game, context=context)
+            if row is not None:
+                queued.append(row)
+    return queued

@@ -30,8 +30,8 @@ class PlayerGame:
     """The display names of the other seats, in seat order."""
     to_move: str | None
     """The seat to move while the game is being played."""
-    move_number: int
-    """The number of the next entry in the log."""
+    turn: int
+    """The turn being played (turns counted as players count them: one seat's play each)."""
     deadline: datetime | None
     result: dict[str, Any] | None
     private_url: str
@@ -85,7 +85,7 @@ def _listed(
             p.display_name for letter, (_, p) in seats.items() if letter != seat.letter
         ),
         to_move=game.to_move if active else None,
-        move_number=game.ply + 1,
+        turn=game.current_turn,
         deadline=game.deadline if active else None,
         result=game.result,
         private_url=private_page_url(seat),

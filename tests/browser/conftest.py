@@ -10,17 +10,23 @@ driven by Playwright, and screenshots of each step.
   to install: they never skip.
 - ``shots``: saves a full-page screenshot of a page at a phone width (390) and a desktop width
   (1280) under test-artefacts/browser/ (gitignored).
+- ``axe``: axe-core (``AXE_VERSION``, from the npm registry by ``npm pack``, kept under .cache/,
+  gitignored) run in a page: its WCAG 2.1 A and AA violations.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import tarfile
+import tempfile
 import threading
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -147,3 +153,67 @@ def shots() -> Shots:
     shutil.rmtree(ARTEFACTS, ignore_errors=True)
     ARTEFACTS.mkdir(parents=True)
     return Shots(ARTEFACTS)
+
+
+AXE_VERSION = "4.14.1"
+AXE_SCRIPT = REPO / ".cache" / f"axe-core-{AXE_VERSION}" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+"""The rules run: WCAG 2.1, levels A and AA."""
+
+
+def fetch_axe() -> Path:
+    """axe-core's browser script, fetched once from the npm registry (``npm pack``) into .cache/:
+    the test command brings what the tests need, on a clean clone as here."""
+    if AXE_SCRIPT.is_file():
+        return AXE_SCRIPT
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail(
+            "The accessibility check needs npm to fetch axe-core from the npm registry "
+            "(scripts/services.sh installs Debian's npm when run as root).",
+            pytrace=False,
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run(
+            [npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", folder, "--silent"],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        (packed,) = Path(folder).glob("axe-core-*.tgz")
+        with tarfile.open(packed) as archive:
+            member = archive.extractfile("package/axe.min.js")
+            assert member is not None, "axe-core's package has no axe.min.js"
+            AXE_SCRIPT.parent.mkdir(parents=True, exist_ok=True)
+            partial = AXE_SCRIPT.with_suffix(".part")
+            partial.write_bytes(member.read())
+            partial.replace(AXE_SCRIPT)
+    return AXE_SCRIPT
+
+
+class Axe:
+    """axe-core in a page: ``axe(page)`` is the list of its WCAG 2.1 A/AA violations there, each
+    ``{"id", "impact", "help", "nodes"}``. The page's context must bypass the Content-Security-
+    Policy (``bypass_csp=True``): our pages allow no script, axe's included."""
+
+    def __init__(self, script: Path) -> None:
+        self.script = script
+
+    def __call__(self, page: Page) -> list[dict[str, Any]]:
+        page.add_script_tag(path=str(self.script))
+        found: list[dict[str, Any]] = page.evaluate(
+            """async (tags) => {
+                const result = await axe.run(document, {
+                    runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
+                return result.violations.map(v => ({
+                    id: v.id, impact: v.impact, help: v.help,
+                    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " -- " + n.html)}));
+            }""",
+            AXE_TAGS,
+        )
+        return found
+
+
+@pytest.fixture(scope="session")
+def axe() -> Axe:
+    return Axe(fetch_axe())

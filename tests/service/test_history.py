@@ -49,7 +49,7 @@ def test_public_page_steps_through_positions(app: Flask, client: FlaskClient) ->
     assert "Hands at this position" not in html
     assert "published here when the game ends" in html
     first = client.get(f"{url}?ply=0").get_data(as_text=True)
-    assert "Position 0 of" in first and "The deal, before the first move" in first
+    assert "Position 0 of" in first and "The deal, before the first turn" in first
     assert f'href="{url}?ply=1"' in first  # next
     middle = client.get(f"{url}?ply=5").get_data(as_text=True)
     for target in (0, 4, 6, last):

@@ -368,7 +368,9 @@ def test_a_decline_after_an_acceptance_cancels_for_everyone(
     (invitation_b,) = rows(app, kind=MailKind.INVITATION, recipient="bob@example.org")
     for notice in notices:
         assert notice.game_id == game["id"]
-        assert notice.subject == invitation_b.subject, "the game's one subject"
+        # The same game in the subject as every email of it.
+        assert notice.subject == f"Cancelled: Battle Line for three, game {game['id']}"
+        assert invitation_b.subject.endswith(f": Battle Line for three, game {game['id']}")
         for body in (notice.text_body, notice.html_body):
             assert "Carol" in body and "declined the invitation" in body
             assert "nothing was dealt" in body

@@ -5,7 +5,7 @@ over email, "my games" on request, the notes on the game pages."""
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -33,9 +33,11 @@ from tests.worker.turn_games import (
 
 NAMES = {"A": "Alice", "B": "Bob"}
 EMAILS = {"A": "alice@example.org", "B": "bob@example.org"}
-CARD_IN_WORDS = re.compile(
-    r"\b(red|orange|yellow|green|blue|purple) (10|[1-9]) \([ROYGBP](10|[1-9])\)"
-)
+CARD_WORDS = {"R": "red", "O": "orange", "Y": "yellow", "G": "green", "B": "blue", "P": "purple"}
+
+
+def other(seat: str) -> str:
+    return "B" if seat == "A" else "A"
 
 
 def your_turn_rows(app: Flask, seat: str) -> list[object]:
@@ -49,29 +51,28 @@ def test_the_first_turn_email_and_playing_by_its_links(app: Flask, client: Flask
     row = only_row(app, kind=MailKind.YOUR_TURN)
     assert row.recipient == EMAILS[first]
     text, html = row.text_body, row.html_body
-    assert (
-        "It is your turn (move 1)" in text
-        and "against " + NAMES["B" if first == "A" else "A"] in text
-    )
-    # The hand in words and codes, the board, the deadline, the private page.
+    assert "It is your turn (turn 1)" in text and "against " + NAMES[other(first)] in text
+    # The hand in codes, the board, the deadline, the private page.
     hand = engine.view(state, first)["hand"]
-    for code in hand:
-        assert f"({code})" in text
-    assert CARD_IN_WORDS.search(text)
-    assert "Flag 9:" in text and "Play before" in text
+    assert f"Your hand: {' '.join(hand)}" in " ".join(text.split())
+    assert re.search(r"^ +\| +9 +\|$", text, re.MULTILINE)
+    assert "Play before" in " ".join(text.split())
     assert link_to(text, "/p/") in links(html)
-    # One link per legal move that a link can carry, grouped by card; each on its own line.
-    urls = move_links(text)
+    # An 80-column mail program shows every line whole: only a link may be longer.
+    assert all(len(line) <= 78 or line.startswith("http") for line in text.splitlines())
+    # The text part: the one link to the private page and every move's code (to reply with),
+    # a line per card in words. The HTML part: one link per legal move that a link can carry.
+    assert not move_links(text)
+    urls = move_links(html)
     legal = engine.legal_moves(state)
     plays = [m for m in legal if m.action is engine.Action.PLAY]
     assert len(urls) == len(plays) + sum(m.action is engine.Action.PASS for m in legal)
-    for url in urls:
-        assert url in html
-        line = next(line for line in text.splitlines() if url in line)
-        assert line.strip().endswith(url)
+    words = " ".join(text.split())
+    for move in plays:
+        assert f" {move.action_text()} " in f"{words} "
     for card in {m.card for m in plays}:
-        # One heading per card, its flags below it.
-        assert sum(1 for line in text.splitlines() if line.endswith(f"({card}):")) == 1
+        label = CARD_WORDS[card[0]] + " " + card[1:]
+        assert sum(1 for line in text.splitlines() if line.strip().startswith(f"{label} ")) == 1
     # The confirm page offers the draw that ends the turn; one press plays and draws.
     page = get_ok(client, urls[0])
     assert "Confirm this move" in page and "draw from the troop deck" in page
@@ -133,13 +134,16 @@ def test_automatic_claims_off_claims_nothing_and_lists_the_provable_flags(
         assert start_turn(game_id, state.turn) is Started.STARTED
     assert state_of(app, game_id).ply == state.ply, "no claim was made"
     text = your_turn_rows(app, seat)[-1].text_body  # type: ignore[attr-defined]
+    html = your_turn_rows(app, seat)[-1].html_body  # type: ignore[attr-defined]
     assert "You can prove these flags now" in text
     assert "Claimed for you" not in text
     provable = engine.provable_flags(state, seat)
     for flag in provable:
         assert f"  - Flag {flag}: " in text
-    # Each provable flag has its claim link, which claims it.
-    claim_block = text.split("Claim a flag:")[1].split("Play a card")[0]
+    # Each provable flag has its code to reply with, and its claim link, which claims it.
+    claim_line = next(line for line in text.splitlines() if "Claim a flag:" in line)
+    assert claim_line.split(": ", 1)[1] == ", ".join(f"c{flag}" for flag in provable)
+    claim_block = html.split(">Claim flag ")[1].split("</p>")[0]
     claim_urls = move_links(claim_block)
     assert len(claim_urls) == len(provable)
     page = get_ok(client, claim_urls[0])
@@ -153,9 +157,9 @@ def test_standard_rule_makes_no_claim_and_still_sends_the_email(
 ) -> None:
     game_id = create_confirm_accept(app, client, {**VALID_FORM, "claims": "standard"})
     first = state_of(app, game_id).to_move
-    text = only_row(app, kind=MailKind.YOUR_TURN).text_body
-    assert "Claimed for you" not in text and "You can prove" not in text
-    url = move_links(text)[0]
+    row = only_row(app, kind=MailKind.YOUR_TURN)
+    assert "Claimed for you" not in row.text_body and "You can prove" not in row.text_body
+    url = move_links(row.html_body)[0]
     # Under the standard rule the draw waits by default (claims come after the card).
     page = get_ok(client, url)
     assert re.search(r'<option value="" selected>decide after playing', page)
@@ -203,7 +207,7 @@ def test_game_over_email_with_the_seed_points_and_play_again(
     game = game_row(app, game_id)
     for row in over:
         text, html = row.text_body, row.html_body
-        assert f"{NAMES[winner]} won, as {NAMES[loser]} resigned." in text
+        assert f"{NAMES[winner]} won, as {NAMES[loser]} resigned." in " ".join(text.split())
         assert game.seed in text and game.seed in html and game.seed_commitment in text
         assert f"{NAMES[winner]}: 5" in text and f"{NAMES[loser]}: 0" in text
         found = links(text)
@@ -213,11 +217,11 @@ def test_game_over_email_with_the_seed_points_and_play_again(
             get_ok(client, url)
         me = "A" if row.recipient == EMAILS["A"] else "B"
         other = "B" if me == "A" else "A"
-        again = link_to(text, "/games/new?")
-        query = parse_qs(urlsplit(again).query)
-        assert query["a_email"] == [EMAILS[me]] and query["b_email"] == [EMAILS[other]]
-        form = client.get(f"{urlsplit(again).path}?{urlsplit(again).query}").get_data(as_text=True)
-        assert f'value="{EMAILS[me]}"' in form and f'value="{NAMES[other]}"' in form
+        # "Play again": a rematch offered from the recipient's own seat link.
+        again = link_to(text, "/rematch")
+        assert f"/p/{tokens_of(app, game_id)[me].split('.')[0]}." in again
+        page = client.get(urlsplit(again).path).get_data(as_text=True)
+        assert "Offer a rematch" in page and NAMES[other] in page
     # No "your turn" after the end.
     assert len(rows(app, kind=MailKind.YOUR_TURN)) == 1
 

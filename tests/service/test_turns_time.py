@@ -101,7 +101,8 @@ def test_reminders_running_late_vacation_days_and_the_loss_on_time(
     assert state.result.winner == other(mover)
     game = game_row(app, game_id)
     assert game.status == "finished" and game.deadline is None and game.next_check_at is None
-    assert "ran out of time" in rows(app, kind=MailKind.GAME_OVER, recipient=waiting)[0].text_body
+    over = rows(app, kind=MailKind.GAME_OVER, recipient=waiting)[0].text_body
+    assert "ran out of time" in " ".join(over.split()), "the words, however the lines wrap"
     assert scan_at(app, T0 + 500 * H) == []
 
 
@@ -111,7 +112,7 @@ def test_a_move_starts_the_other_players_clock(app: Flask, client: FlaskClient) 
     mover = state_of(app, game_id).to_move
     assert scan_at(app, T0 + 36 * H) == [("reminder", EMAILS[mover])]
     at(app, T0 + 40 * H)
-    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].html_body)[0]
     assert confirm_and_draw(client, url) == 303
     game = game_row(app, game_id)
     assert game.turn_started_at == T0 + 40 * H and game.deadline == T0 + 112 * H
@@ -125,7 +126,7 @@ def test_the_scan_starts_a_turn_whose_task_was_lost(app: Flask, client: FlaskCli
     at(app, T0)
     game_id = create_confirm_accept(app, client, VALID_FORM)
     state = state_of(app, game_id)
-    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].html_body)[0]
     with mock.patch("service.turns.start.dispatch"):  # the task never reaches a worker
         assert confirm_and_draw(client, url) == 303
     game = game_row(app, game_id)
@@ -144,7 +145,7 @@ def test_the_daily_digest_instead_of_an_email_per_turn(app: Flask, client: Flask
     first = state_of(app, game_id).to_move
     second = other(first)
     set_preferences(app, EMAILS[second], automatic_claims=True, digest=True)
-    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].text_body)[0]
+    url = move_links(rows(app, kind=MailKind.YOUR_TURN)[-1].html_body)[0]
     assert confirm_and_draw(client, url) == 303
     assert [r.recipient for r in rows(app, kind=MailKind.YOUR_TURN)] == [EMAILS[first]]
     with app.app_context():
@@ -152,7 +153,7 @@ def test_the_daily_digest_instead_of_an_email_per_turn(app: Flask, client: Flask
         assert send_digests() == [], "once a day"
     digest = rows(app, kind=MailKind.DIGEST)
     assert [r.recipient for r in digest] == [EMAILS[second]]
-    assert digest[0].subject == "Battle Line: your turn in 1 game"
+    assert digest[0].subject == "Your turn in 1 game: Battle Line by mail"
     assert "Battle Line against" in digest[0].text_body
     get_ok(client, link_to(digest[0].text_body, "/p/"))
     at(app, T0 + 21 * H)  # 06:00 the next day: not yet

@@ -25,6 +25,8 @@ from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, 
 from tests.worker.turn_games import bring_every_turn_email
 
 CARD_CODE = re.compile(r"\b[ROYGBP](10|[1-9])\b")
+BROUGHT_ABOUT_ELSEWHERE = {"reply_receipt", "reply_refused", "reply_other_sender", "series_left"}
+"""Kinds that only a reply by email or a series brings about: their own tests check them."""
 
 
 def create(client: FlaskClient, **changes: str) -> int:
@@ -55,7 +57,7 @@ def test_creator_sends_the_invitation_from_the_emailed_link(
     assert confirmation.kind == MailKind.CONFIRM_ADDRESS
     assert confirmation.recipient == "alice@example.org"
     assert confirmation.status == "sent"  # eager mode: delivered (to nowhere) at once
-    assert confirmation.subject == "Confirm your new Battle Line game"
+    assert confirmation.subject == "Confirm your new game of Battle Line"
     url = link_to(confirmation.text_body, "/p/")
     assert url in links(confirmation.html_body)
     # Opening the link (a mail scanner does) changes nothing.
@@ -124,8 +126,9 @@ def test_game_started_to_both_in_the_game_thread(app: Flask, client: FlaskClient
         else:
             assert f"{names[str(first)]} plays first" in row.text_body
         assert "Hello " + names[mine] in row.text_body
-        # One subject for the whole game, and never a card in it.
-        assert row.subject == invitation.subject
+        # What happened, then the game (the same in every email of it); never a card.
+        assert row.subject == f"Cards dealt: Battle Line, game {row.game_id}"
+        assert invitation.subject == f"An invitation to play: Battle Line, game {row.game_id}"
         assert not CARD_CODE.search(row.subject)
         get_ok(client, link_to(row.text_body, "/p/"))
     by_recipient = {row.recipient: row for row in started}
@@ -171,8 +174,16 @@ def test_every_email_has_the_required_headers_and_inline_styles(
     invitations = rows(app, kind=MailKind.INVITATION)
     (carol,) = [row for row in invitations if row.recipient == "carol@x.org"]
     assert client.post(path_of(link_to(carol.text_body, "/decline"))).status_code == 303
+    # A game being played whose second player's address starts to bounce: Alice is told.
+    dan = {**VALID_FORM, "b_name": "Dan", "b_email": "dan@x.org"}
+    assert client.post("/games/new", data=dan).status_code == 303
+    (to_dan,) = rows(app, kind=MailKind.INVITATION, recipient="dan@x.org")
+    assert client.post(path_of(link_to(to_dan.text_body, "/accept"))).status_code == 303
+    with app.app_context(), session_scope() as session:
+        assert to_dan.player_id is not None
+        mark_bouncing(session, to_dan.player_id, "550 5.1.1 no such user")
     kinds = {row.kind for row in rows(app)}
-    assert kinds == {kind.value for kind in MailKind}
+    assert kinds == {kind.value for kind in MailKind} - BROUGHT_ABOUT_ELSEWHERE
     for row in rows(app):
         assert row.headers["Auto-Submitted"] == "auto-generated"
         assert row.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"

@@ -241,7 +241,9 @@ def test_a_move_while_redis_is_stalled(
     assert checked.status == 200 and checked.body == "ok"
     assert state_of(web, game_id).to_move == second
     page = web.test_client().get(f"/p/{token}").get_data(as_text=True)
-    assert re.search(r'<ol class="log">\s*<li><span class="n">1</span>', page), page[-3000:]
+    # The move is in the list of latest moves: turn 1's first entry.
+    entry = r'<ol class="log">\s*<li class="starts"><span class="n">'
+    assert re.search(entry + r'<span class="visually-hidden">Turn </span>1</span>', page), page
     assert "Nothing was changed" not in page
     assert game_row(web, game_id).turn_notified == 1  # the second turn's start did not run yet
 

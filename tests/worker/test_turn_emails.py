@@ -93,7 +93,7 @@ def test_turn_email_headers_thread_parts_and_links(
     assert message["Auto-Submitted"] == "auto-generated"
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert len(message.get_all("Message-ID") or []) == 1
-    assert [part.get_content_type() for part in message.walk()][1:] == [
+    assert [part.get_content_type() for part in message.walk()] == [
         "multipart/alternative",
         "text/plain",
         "text/html",
@@ -104,7 +104,10 @@ def test_turn_email_headers_thread_parts_and_links(
         assert first.id != row.id
         assert message["In-Reply-To"] == first.message_id
         assert message["References"] == first.message_id
-        assert message["Subject"] == first.subject
+        # The subject says what happened, then the game, as in every email of the game.
+        game_part = f": Battle Line, game {row.game_id}"
+        assert message["Subject"].endswith(game_part) and first.subject.endswith(game_part)
+        assert message["List-Id"] == f"<game-{row.game_id}.bl.test>"
     else:
         assert message["In-Reply-To"] is None
     text, html = bodies(message)

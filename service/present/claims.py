@@ -1,0 +1,223 @@
+"""Why a flag was claimed, said to each reader: the claimer's formation and the best the other
+seat of the flag could still reach (R13), from the engine's proof at the moment of the claim.
+
+The proof uses open information only (the board and the discards), so anyone may read it: the
+player who lost the flag ("the best you could still reach ..."), the claimer, and the public. The
+engine's fields are read, never its sentence (``ClaimProofView.reason`` is for reading only).
+The best formation is named by its value and the cards it keeps from the board, never by the
+unseen troops it would add: those may lie in a hand, and no page or email names a card that a
+hand may hold (tests/service/test_leaks.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+import engine
+from service.games.state import state_at
+from service.games.store import LogEntry
+from service.models import Game
+from service.present.words import Piece
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimExplained:
+    """One claim and why it held, as fields."""
+
+    flag: int
+    claimer: str
+    """The seat that claimed."""
+    loser: str
+    """The other seat of the flag's pair: it lost the flag."""
+    formation: engine.FormationValue
+    """The claimer's formation."""
+    best: engine.FormationValue | None
+    """The best formation the loser could still reach there (unseen troops included), when it
+    reached at least the claimer's category; None when it could not, or could not complete."""
+    cannot_complete: bool
+    """Too few unseen troops remained for the loser ever to complete the side."""
+    loser_complete: bool
+    """The loser's side was complete already (a tie then goes to who completed first, R12)."""
+    loser_cards: tuple[str, ...] = ()
+    """The loser's cards at the flag then (the best formation's cards that show)."""
+
+    def words(self, names: Mapping[str, str], reader: str | None) -> list[Piece]:
+        """Why the claim held, said to ``reader`` (a seat, or None: the public), cards drawn:
+        "Alice's [B8][B9][B10] (Wedge 27) cannot be beaten: the best you could still reach
+        there is [G5][G6][G7] (Wedge 18)"."""
+        _, claimer_s = _who(self.claimer, names, reader)
+        loser, loser_s = _who(self.loser, names, reader)
+        pieces = [_t(f"{claimer_s[:1].upper()}{claimer_s[1:]}"), *_formation(self.formation)]
+        if self.cannot_complete:
+            return [
+                *pieces,
+                _t(f"stands: too few unseen troops remain for {loser} to complete {loser_s} side"),
+            ]
+        best = self.best
+        if best is None:
+            category = self.formation.formation.title
+            return [*pieces, _t(f"stands: nothing {loser} could still add reaches a {category}")]
+        reach = self._reach(best, loser_s)
+        if best.strength < self.formation.strength:
+            return [
+                *pieces,
+                _t(f"cannot be beaten: the best {loser} could still reach there is"),
+                *reach,
+            ]
+        if self.loser_complete:
+            return [
+                *pieces,
+                _t(f"ties {loser_s}"),
+                *reach,
+                _t(f"and {loser} completed {loser_s} side last (R12)"),
+            ]
+        return [
+            *pieces,
+            _t(f"can at best be tied, by {loser_s}"),
+            *reach,
+            _t(f"and {loser} would play the last card (R12)"),
+        ]
+
+    def _reach(self, best: engine.FormationValue, owner: str) -> list[Piece]:
+        """A formation the loser could reach: its value, the cards of it on the board, and how
+        many unseen troops it would add (never which: they may be in a hand)."""
+        shown = [card for card in best.cards if card in self.loser_cards]
+        more = len(best.cards) - len(shown)
+        value = f"{best.formation.title} {best.total}"
+        if not shown:
+            return [_t(f"{value} ({more} unseen troop{'s' if more != 1 else ''})")]
+        if not more:
+            return [_t(f"{value}:"), *(Piece("card", card) for card in shown)]
+        return [
+            _t(f"{value}: {owner}"),
+            *(Piece("card", card) for card in shown),
+            _t(f"and {more} unseen troop{'s' if more != 1 else ''}"),
+        ]
+
+
+def _t(text: str) -> Piece:
+    return Piece("text", text)
+
+
+def _formation(value: engine.FormationValue) -> list[Piece]:
+    return [*(Piece("card", card) for card in value.cards), _t(f"({value})")]
+
+
+def _who(seat: str, names: Mapping[str, str], reader: str | None) -> tuple[str, str]:
+    """A seat as the subject and as the owner in a sentence to ``reader``: ("you", "your")."""
+    if seat == reader:
+        return "you", "your"
+    name = names.get(seat, seat)
+    return name, f"{name}'s"
+
+
+def explained(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimExplained | None:
+    """A proved claim in fields, from the proof and the flag at the moment of the claim; None
+    for a proof that does not hold."""
+    if not proof.provable or proof.formation is None:
+        return None
+    return ClaimExplained(
+        flag=proof.flag,
+        claimer=proof.seat,
+        loser=proof.opponent,
+        formation=proof.formation,
+        best=proof.opponent_best,
+        cannot_complete=proof.opponent_cannot_complete,
+        loser_complete=len(flag.cards[proof.opponent]) >= flag.formation_size,
+        loser_cards=tuple(flag.cards[proof.opponent]),
+    )
+
+
+def claims_now(state: engine.GameState, seat: str) -> dict[int, ClaimExplained]:
+    """Every flag ``seat`` could claim in ``state``, explained, by flag number."""
+    flags = {flag.number: flag for flag in engine.spectator_view(state).flags}
+    found = {}
+    for proof in engine.claim_proof_views(state, seat):
+        claim = explained(proof, flags[proof.flag])
+        if claim is not None:
+            found[claim.flag] = claim
+    return found
+
+
+def claims_in_log(
+    session: Session, game: Game, entries: Sequence[LogEntry]
+) -> dict[int, ClaimExplained]:
+    """The claims among ``entries``, explained, by the entry's ply: each from the position just
+    before it (a snapshot and a few moves, ``state_at``), kept once computed (the log never
+    changes, and a page lists the same claims at every visit)."""
+    found = {}
+    for entry in entries:
+        if entry.notation.split(":", 1)[-1].strip().startswith("claim "):
+            claim = _claim_at(session, game, entry)
+            if claim is not None:
+                found[entry.ply] = claim
+    return found
+
+
+def _claim_at(session: Session, game: Game, entry: LogEntry) -> ClaimExplained | None:
+    key = (game.public_id, entry.ply, entry.notation)
+    with _KEPT_LOCK:
+        if key in _KEPT:
+            return _KEPT[key]
+    state = state_at(session, game, entry.ply)
+    claim = None
+    if state is not None:
+        move = engine.parse_move(entry.notation, state.ruleset)
+        if move.action is engine.Action.CLAIM and move.flag is not None:
+            claim = claims_now(state, move.seat).get(move.flag)
+    with _KEPT_LOCK:
+        if len(_KEPT) >= KEPT_CLAIMS:
+            del _KEPT[next(iter(_KEPT))]  # the oldest
+        _KEPT[key] = claim
+    return claim
+
+
+KEPT_CLAIMS = 4096
+"""How many explained claims this process keeps (a few hundred bytes each)."""
+_KEPT: dict[tuple[str, int, str], ClaimExplained | None] = {}
+"""Explained claims by (game's public id, ply, notation): a claim in the log never changes."""
+_KEPT_LOCK = threading.Lock()
+
+
+def deciding_flags(view: engine.PublicView, result: engine.Outcome) -> tuple[int, ...]:
+    """The flags that decided a game won on the board: the adjacent flags of a breakthrough
+    (around the ring on three seats, the corner flags joining two rows), every flag of the
+    winner for an envelopment or a stalemate; none for a draw, a resignation or a loss on time.
+    """
+    winner = result.winner
+    if winner is None or result.termination not in _ON_THE_BOARD:
+        return ()
+    held = [flag.claimed_by == winner for flag in view.flags]
+    numbers = [flag.number for flag in view.flags]
+    if result.termination is engine.Termination.BREAKTHROUGH:
+        # Around the ring the last flags run on into the first ones.
+        order = list(range(len(held))) * (2 if engine.get_ruleset(view.ruleset).ring else 1)
+        run: list[int] = []
+        for index in order:
+            run = [*run, index] if held[index] else []
+            if len(run) >= view.adjacent_to_win:
+                return tuple(numbers[i] for i in run)
+    return tuple(number for number, mine in zip(numbers, held, strict=True) if mine)
+
+
+_ON_THE_BOARD = (
+    engine.Termination.BREAKTHROUGH,
+    engine.Termination.ENVELOPMENT,
+    engine.Termination.STALEMATE,
+)
+
+
+def final_claims(session: Session, game: Game, entries: Sequence[LogEntry]) -> list[ClaimExplained]:
+    """The claims of the last turn of ``entries`` (the latest of a finished game's log), the
+    last one being the claim that ended the game when it ended on the board, explained."""
+    last: list[LogEntry] = []
+    for entry in reversed(entries):
+        if last and entry.seat != last[0].seat:
+            break
+        last.insert(0, entry)
+    explained = claims_in_log(session, game, last)
+    return [explained[entry.ply] for entry in last if entry.ply in explained]

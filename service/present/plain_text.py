@@ -1,0 +1,128 @@
+"""The plain-text part of the emails, laid out for an 80-column mail program: lines of at most
+``WIDTH`` characters (a link alone on its line may be longer), the board as aligned columns of
+card codes, the moves as the short codes a reply may use.
+
+HTML parts draw the same things with the card macro (``templates/email/_macros.html``).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+from engine.cards import COLOR_NAMES
+from service.present.board import Board
+from service.present.choices import MoveChoices
+from service.present.words import Piece
+from service.templating import card_face
+
+WIDTH = 78
+"""The longest line of a plain-text part (RFC 5322 recommends 78)."""
+
+
+def card_text(code: str) -> str:
+    """A card in plain text: ``red 4 (R4)``, ``Alexander (ALEXANDER)``."""
+    return f"{card_face(code).label} ({code})"
+
+
+def pieces_text(pieces: Sequence[Piece], *, codes: bool = False) -> str:
+    """Described moves (``service.present.words``) as one line of plain text: cards as
+    ``red 4 (R4)``, or with ``codes`` as ``R4`` alone (formations: ``B8 B9 B10 (Wedge 27)``)."""
+    words = [
+        (p.value if codes else card_text(p.value)) if p.kind == "card" else p.value.strip()
+        for p in pieces
+    ]
+    return " ".join(word for word in words if word)
+
+
+def wrap(text: str, indent: str = "", hanging: str | None = None) -> list[str]:
+    """``text`` in lines of at most ``WIDTH``, the first indented by ``indent``, the others by
+    ``hanging`` (default: the same). Words are never cut (a code or a link stays whole)."""
+    return textwrap.wrap(
+        text,
+        width=WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent if hanging is None else hanging,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
+
+
+def legend(colors: Iterable[str]) -> str:
+    """What the letters of card codes mean: ``R red, O orange, ...``."""
+    return ", ".join(f"{color} {COLOR_NAMES.get(color, color)}" for color in colors)
+
+
+def board_lines(board: Board, labels: dict[str, str], reader: str | None) -> list[str]:
+    """The board as aligned columns, one block per row of the board: the other seat's cards on
+    the left of the flag's number, the reader's on the right (as on the pages), card codes
+    only; the environment (Fog, Mud) and who holds the flag after the line.
+
+    ``labels``: the name over each seat's side; ``reader``: the seat reading (None: the
+    public)."""
+    lines: list[str] = []
+    for row in board.rows:
+        cells = [
+            (
+                " ".join(drawn.left_cards),
+                drawn.flag.number,
+                " ".join(drawn.right_cards),
+                [env.card for env in drawn.flag.env],
+                drawn.flag.claimed_by,
+            )
+            for drawn in row.flags
+        ]
+        left_name, right_name = labels[row.left], labels[row.right]
+        width = max(len(left_name), *(len(left) for left, *_ in cells))
+        if lines:
+            lines.append("")
+        lines.append(f"  {left_name:>{width}} | flag | {right_name}")
+        for left, number, right, env, holder in cells:
+            notes = [card_face(card).label for card in env]
+            if holder is not None:
+                notes.append("yours" if holder == reader else f"held by {labels[holder]}")
+            after = f"   [{', '.join(notes)}]" if notes else ""
+            lines.append(f"  {left:>{width}} | {number:^4} | {right}{after}".rstrip())
+    return lines
+
+
+def move_code_lines(choices: MoveChoices) -> list[str]:
+    """The legal moves of ``choices`` as the codes a reply may use (``Choice.code``), grouped as
+    the HTML part and the private page group them, in lines of at most ``WIDTH``."""
+    lines: list[str] = []
+
+    def group(title: str, codes: Iterable[str]) -> None:
+        lines.extend(wrap(f"{title}: {', '.join(codes)}", "  ", "      "))
+
+    if choices.discards:
+        group(
+            "Discard first (the Mud left)",
+            [
+                f"{c.code} ({card_face(c.card or '').label}, flag {c.source})"
+                for c in choices.discards
+            ],
+        )
+    if choices.claims:
+        group("Claim a flag", [c.code for c in choices.claims])
+    if choices.plays:
+        lines.append("  Play a card to a flag (CARD>FLAG):")
+        width = max(len(card_face(g.card).label) for g in choices.plays)
+        for g in choices.plays:
+            label = f"    {card_face(g.card).label:<{width}}  "
+            lines.extend(wrap(" ".join(c.code for c in g.choices), label, " " * len(label)))
+        if choices.then:
+            group("Then draw, in the same reply", [c.code for c in choices.then])
+    if choices.passing:
+        group("Pass (you cannot play a troop card)", [choices.passing.code])
+    if choices.scout_draws:
+        group("Draw (scouting)", [c.code for c in choices.scout_draws])
+    if choices.draws:
+        group("Draw a card", [c.code for c in choices.draws])
+    if choices.end:
+        group("End your turn", [choices.end.code])
+    if choices.page_only:
+        names = ", ".join(choices.page_only)
+        lines.extend(
+            wrap(f"{names}: these need more choices; play them on your private page.", "  ")
+        )
+    return lines
