@@ -10,7 +10,13 @@ from typing import Any
 from flask import Flask
 
 from service import db
-from service.config import DEVELOPMENT_BASE_URL, AppEnv, check_config, config_from_env
+from service.config import (
+    DEVELOPMENT_BASE_URL,
+    DEVELOPMENT_INBOUND_DOMAIN,
+    AppEnv,
+    check_config,
+    config_from_env,
+)
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -33,6 +39,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(config_from_env(app.instance_path))
     if test_config is not None:
         app.config.from_mapping(test_config)
+    if app.config.get("INBOUND_DOMAIN") is None and app.config["APP_ENV"] != AppEnv.PRODUCTION:
+        # The development outbox's reply box needs a Reply-To; nothing outside reaches it.
+        app.config["INBOUND_DOMAIN"] = DEVELOPMENT_INBOUND_DOMAIN
     check_config(app.config)
     if not app.config["BASE_URL"]:
         app.config["BASE_URL"] = DEVELOPMENT_BASE_URL
@@ -55,8 +64,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.lobby import bp as lobby_bp
     from service.lobby.cli import games_cli
     from service.play import bp as play_bp
+    from service.present.board import board_html
 
     templating.init_app(app)
+    # The board is drawn by Python on every page (present/board.py); the templates call it.
+    app.jinja_env.globals["board_html"] = board_html
     conditional.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
@@ -75,11 +87,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 def init_mail(app: Flask) -> None:
     """Flask-Mail, the Celery app (``worker.celery_init_app``), the mail pages and ``flask mail``,
-    the turn emails (``service.turns``), and the development outbox viewer outside
-    production."""
+    the turn emails (``service.turns``), ``flask inbound`` (play by reply), and the development
+    outbox viewer and its reply box outside production."""
     from flask_mail import Mail
 
     from service.embedded_beat import mail_cli
+    from service.inbound import bp as inbound_bp
+    from service.inbound.cli import inbound_cli
     from service.mail import dev_outbox
     from service.mail import routes as mail_routes
     from service.turns import routes as turns_routes
@@ -93,5 +107,9 @@ def init_mail(app: Flask) -> None:
     # The start of turns and the game-over emails hook on every move (service.games.state).
     turn_start.init_app(app)
     app.register_blueprint(turns_routes.bp)
+    # Play by reply: the receivers are commands (``flask inbound smtp``, ``imap-idle``) and a
+    # beat task; the only page is the development outbox's reply box.
+    app.cli.add_command(inbound_cli)
     if app.config["APP_ENV"] != AppEnv.PRODUCTION:
         app.register_blueprint(dev_outbox.bp)
+        app.register_blueprint(inbound_bp)

@@ -87,6 +87,7 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
         "SESSION_COOKIE_SAMESITE": "Lax",
         "PERMANENT_SESSION_LIFETIME": timedelta(days=int(env.get("SIGN_IN_DAYS", "30"))),
         **mail_config_from_env(env),
+        **inbound_config_from_env(env),
         **turns_config_from_env(env),
         **limits_config_from_env(env),
     }
@@ -154,6 +155,62 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+DEVELOPMENT_INBOUND_DOMAIN = "localhost"
+"""The reply domain outside production when none is given: the development outbox's reply box
+needs a Reply-To, and nothing outside this machine can reach it."""
+
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_DOMAIN_RE = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
+_LOCAL_PART_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,30}")
+
+
+def inbound_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """Play by reply (``service.inbound``): the reply addresses, the SMTP receiver, the IMAP
+    mailbox, and the limits on what is received.
+
+    No ``INBOUND_DOMAIN`` in production: emails carry no Reply-To and nothing is received;
+    elsewhere the app factory falls back to ``DEVELOPMENT_INBOUND_DOMAIN`` (an empty value turns
+    replies off there too). No ``INBOUND_IMAP_HOST``: no mailbox is polled.
+    """
+    domain = env.get("INBOUND_DOMAIN")
+    return {
+        "INBOUND_DOMAIN": None if domain is None else domain.strip().lower(),
+        # The address is LOCAL+KEY@DOMAIN: "play" unless a hosted mailbox has another name.
+        "INBOUND_LOCAL_PART": (env.get("INBOUND_LOCAL_PART") or "play").strip().lower(),
+        "INBOUND_SMTP_HOST": env.get("INBOUND_SMTP_HOST") or "127.0.0.1",
+        "INBOUND_SMTP_PORT": int(env.get("INBOUND_SMTP_PORT", "2525")),
+        "INBOUND_IMAP_HOST": env.get("INBOUND_IMAP_HOST") or None,
+        "INBOUND_IMAP_PORT": int(env.get("INBOUND_IMAP_PORT", "993")),
+        "INBOUND_IMAP_SSL": _flag(env.get("INBOUND_IMAP_SSL"), True),
+        "INBOUND_IMAP_USER": env.get("INBOUND_IMAP_USER") or None,
+        "INBOUND_IMAP_PASSWORD": env.get("INBOUND_IMAP_PASSWORD") or None,
+        "INBOUND_IMAP_FOLDER": env.get("INBOUND_IMAP_FOLDER") or "INBOX",
+        # Beat polls the mailbox this often (``flask inbound imap-idle`` is told at once).
+        "INBOUND_IMAP_POLL_S": float(env.get("INBOUND_IMAP_POLL_S", "60")),
+        "INBOUND_IMAP_TIMEOUT_S": float(env.get("INBOUND_IMAP_TIMEOUT_S", "30")),
+        # A reply quoting our HTML email is some tens of KB; anything this big is not a move.
+        "INBOUND_MAX_BYTES": int(env.get("INBOUND_MAX_BYTES", str(1024 * 1024))),
+        # Emails from one address in an hour; beyond, they are dropped unanswered.
+        "INBOUND_PER_ADDRESS_PER_HOUR": int(env.get("INBOUND_PER_ADDRESS_PER_HOUR", "30")),
+    }
+
+
+def _check_inbound(config: Mapping[str, Any]) -> None:
+    domain = config.get("INBOUND_DOMAIN")
+    if domain and not _DOMAIN_RE.fullmatch(str(domain)):
+        raise ConfigError(f"INBOUND_DOMAIN={domain!r} is not a domain name like play.example.org")
+    local = str(config.get("INBOUND_LOCAL_PART", "play"))
+    if not _LOCAL_PART_RE.fullmatch(local):
+        raise ConfigError(
+            f"INBOUND_LOCAL_PART={local!r} must be letters, digits, '.', '_' or '-' (e.g. play)"
+        )
+    if config.get("INBOUND_IMAP_HOST") and not domain:
+        raise ConfigError(
+            "INBOUND_IMAP_HOST is set but INBOUND_DOMAIN is not: replies need an address "
+            "(INBOUND_LOCAL_PART+key@INBOUND_DOMAIN) that reaches that mailbox"
+        )
+
+
 def _host_is_local(base_url: str) -> bool:
     host = (urlsplit(base_url).hostname or "").lower()
     if host == "localhost" or host.endswith(LOCAL_SUFFIXES):
@@ -192,6 +249,7 @@ def check_config(config: Mapping[str, Any]) -> None:
         raise ConfigError(
             f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
+    _check_inbound(config)
     if app_env != AppEnv.PRODUCTION:
         _check_not_public(config)
         return

@@ -106,16 +106,41 @@ class Player(SQLModel, table=True):
     """Bumped to revoke every "my games" link of this player."""
     digest_sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     """When this player's last daily digest was sent (``preferences["digest"]``)."""
+    computer: str | None = Field(default=None, max_length=16)
+    """For the computer's own players (one per level, address ``computer-<level>@...invalid``):
+    the level (``engine.bots.BotLevel``) that plays its seats. It reads no email: nothing is ever
+    queued to it (``service.outbox.queue.blocked_reason``)."""
     created_at: datetime = _timestamp()
 
 
+class SeriesStatus(enum.StrEnum):
+    PLAYING = "playing"
+    FINISHED = "finished"
+    LEFT = "left"
+    """A player left: the game being played was the last."""
+
+
 class Series(SQLModel, table=True):
-    """Consecutive games between the same two people, scored by R23."""
+    """Consecutive games between the same people, scored by R23: first to ``target_points``,
+    or ``games_planned`` games. Its games point to it (``Game.series_id``)."""
 
     __tablename__ = "series"
+    __table_args__ = (
+        sa.CheckConstraint("status IN ('playing', 'finished', 'left')", name="status"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     games_planned: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    """How many games, when the series is a number of games (0 when it is played to points)."""
+    target_points: int | None = Field(default=None)
+    """The points that end the series (first to N), or None for a number of games."""
+    public_id: str | None = Field(default=None, max_length=32, unique=True)
+    """Random, unguessable: the address of the series page (as a game's public page)."""
+    status: str = Field(
+        default=SeriesStatus.PLAYING, max_length=16, sa_column_kwargs={"server_default": "playing"}
+    )
+    left_by: str | None = Field(default=None, max_length=1)
+    """The seat letter of the player who left (``status`` left)."""
     created_at: datetime = _timestamp()
 
 
@@ -199,6 +224,9 @@ class Game(SQLModel, table=True):
     creation_key: str | None = Field(default=None, max_length=64, unique=True)
     """A hash of who created this game for whom with which settings, while the invitation is
     unanswered: the same form sent twice finds this game instead of making a second one."""
+    computer_delay_s: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """How long a computer seat waits before it plays its turn (so that a game against the
+    computer still feels like correspondence); 0 in tests."""
     next_check_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
     """When the deadline scan looks at this game next (a reminder, the late notice or the
     deadline may fall due then); None when nothing will."""
@@ -255,3 +283,48 @@ class Snapshot(SQLModel, table=True):
     ply: int
     state: dict[str, Any] = Field(sa_type=sa.JSON)
     created_at: datetime = _timestamp()
+
+
+class ReplyKey(SQLModel, table=True):
+    """The secret of a seat's reply address, ``play+<key>@INBOUND_DOMAIN`` (service.inbound).
+
+    Made for the seat's token generation when its first email of that generation is queued:
+    revoking a seat's links (bumping ``Seat.token_generation``) revokes its reply address too,
+    and the next email carries a new one."""
+
+    __tablename__ = "reply_keys"
+    __table_args__ = (
+        sa.UniqueConstraint("seat_id", "generation", name="uq_reply_keys_seat_id_generation"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=16, unique=True)
+    """Short, random, lower case (mail servers may lower-case an address's local part)."""
+    seat_id: int = Field(foreign_key="seats.id")
+    generation: int
+    """The seat's ``token_generation`` this key was made for; any other generation revokes it."""
+    created_at: datetime = _timestamp()
+
+
+class InboundMessage(SQLModel, table=True):
+    """One email received by ``service.inbound.receive``, whatever came of it: the same Message-ID
+    is handled once (a second delivery finds its row), and the rows of one sender in the last
+    hour are what the per-address limit counts."""
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (
+        sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=250, unique=True)
+    """The sender's Message-ID, or ``<sha256 of the bytes@inbound.invalid>`` when it has none."""
+    sender: str = Field(default="", max_length=254)
+    """The From address, normalised (lower case, no display name); empty when unreadable."""
+    received_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    outcome: str = Field(max_length=32)
+    """A ``service.inbound.receive.Outcome`` value: what was done with it."""
+    game_id: int | None = Field(default=None, foreign_key="games.id")
+    seat: str | None = Field(default=None, max_length=1)
+    detail: str = Field(default="", max_length=500)
+    """A short note for the operator (the moves applied, the reason of a refusal)."""

@@ -21,6 +21,8 @@ SCAN_TASK = "worker.scan_deadlines"
 """``service.turns.scan.SCAN_TASK`` (not imported here: that module needs the app's models)."""
 DIGEST_TASK = "worker.send_digests"
 """``service.turns.digest.DIGEST_TASK``."""
+INBOUND_POLL_TASK = "worker.poll_inbound_mailbox"
+"""``worker.inbound_tasks.poll_inbound_mailbox``: one pass over the IMAP mailbox of replies."""
 
 
 def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,6 +100,14 @@ def celery_config(app: Flask) -> dict[str, Any]:
             },
         },
     }
+    if config.get("INBOUND_IMAP_HOST"):
+        # Play by reply from a hosted mailbox (service.inbound.imap): one pass per period.
+        poll_every = float(config["INBOUND_IMAP_POLL_S"])
+        settings["beat_schedule"]["poll-inbound-mailbox"] = {
+            "task": INBOUND_POLL_TASK,
+            "schedule": poll_every,
+            "options": {"expires": poll_every},
+        }
     settings.update(config.get("CELERY") or {})
     return settings
 
@@ -114,6 +124,7 @@ def celery_init_app(app: Flask) -> Celery[Any]:
     celery_app.config_from_object(celery_config(app))
     celery_app.set_default()
     app.extensions["celery"] = celery_app
+    import worker.inbound_tasks
     import worker.tasks  # noqa: F401  (registers the shared tasks)
 
     return celery_app

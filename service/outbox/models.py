@@ -88,6 +88,9 @@ class OutboxMessage(SQLModel, table=True):
     sent_at: datetime | None = _now_column(nullable=True)
     claimed_at: datetime | None = _now_column(nullable=True)
     """When a worker last claimed the row (status ``sending``) to send it; kept afterwards."""
+    ply: int | None = Field(default=None)
+    """The game's ply when this email was queued (emails of a game): a reply to it by email is
+    meant for that position (``service.inbound``), and is stale once the game has moved on."""
 
 
 class AddressStatus(SQLModel, table=True):

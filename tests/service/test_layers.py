@@ -2,8 +2,8 @@
 
     foundation modules  <  games (the game store)  <  outbox  <  present  <  areas  <  the factory
 
-An area (play, history, lobby, turns, mail) imports the layers below and never another area;
-no two packages import each other in a circle; no import hides inside a function to dodge one
+An area (play, history, lobby, turns, mail, inbound) imports the layers below and never another
+area; no two packages import each other in a circle; no import hides inside a function to dodge one
 (the app factory registering blueprints is the one exception). Read from the source with ``ast``:
 nothing is imported to check it.
 """
@@ -20,7 +20,14 @@ import pytest
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 LAYERS = {"service.games": 1, "service.outbox": 2, "service.present": 3}
-AREAS = ("service.play", "service.history", "service.lobby", "service.turns", "service.mail")
+AREAS = (
+    "service.play",
+    "service.history",
+    "service.lobby",
+    "service.turns",
+    "service.mail",
+    "service.inbound",
+)
 TOP = ("service", "service.embedded_beat")
 """The app factory and the embedded mode's sweep command: they wire the areas together."""
 

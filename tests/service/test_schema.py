@@ -17,6 +17,7 @@ from service.db import MIGRATIONS_DIR, make_engine, upgrade_schema
 REPO = Path(__file__).resolve().parents[2]
 TABLES = {"players", "series", "games", "seats", "moves", "snapshots", "alembic_version"}
 TABLES |= {"outbox", "address_status", "game_mutes"}  # 0002: the mail tables
+TABLES |= {"reply_keys", "inbound_messages"}  # 0009: play by reply
 
 
 def _tables(url: str) -> set[str]:
