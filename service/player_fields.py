@@ -61,5 +61,9 @@ def check_email(value: str) -> str:
         raise ValueError(f"must be at most {MAX_EMAIL_LENGTH} characters")
     if not EMAIL_RE.fullmatch(email) or len(email.split("@")[0]) > MAX_LOCAL_PART_LENGTH:
         raise ValueError("is not an email address like name@example.org")
+    # The computer's players live at .invalid addresses (RFC 2606: never deliverable), so no
+    # form may name one, or anyone else's address there.
+    if email.lower().endswith(".invalid"):
+        raise ValueError("is not an address mail can reach (.invalid)")
     # Lower case throughout: one person, one row, however they type it.
     return email.lower()

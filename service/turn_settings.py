@@ -22,4 +22,7 @@ def turns_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         # The daily digest goes out at this hour (UTC); the beat task looks this often.
         "DIGEST_HOUR_UTC": int(env.get("DIGEST_HOUR_UTC", "7")),
         "DIGEST_CHECK_EVERY_S": float(env.get("DIGEST_CHECK_EVERY_S", "900")),
+        # A computer seat plays this long after its turn began (a new game keeps the value it
+        # was created with): long enough that a game against it still reads as correspondence.
+        "COMPUTER_DELAY_S": int(env.get("COMPUTER_DELAY_S", "300")),
     }

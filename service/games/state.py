@@ -264,14 +264,16 @@ def apply_to_locked(
     return state, events
 
 
-def deal_game(session: Session, game: Game, now: datetime) -> Game:
+def deal_game(session: Session, game: Game, now: datetime, first: str | None = None) -> Game:
     """The deal step: the engine cuts and deals from the game's seed (R2, R3) and sets up the
     first position; the deal, the ply-0 snapshot and the first deadline are stored, and the
-    listeners hear that the first turn began, as after any move. Call with the game locked."""
+    listeners hear that the first turn began, as after any move. ``first``: this seat plays
+    first, with no cut (in a series, the winner of the previous game, R2). Call with the game
+    locked."""
     assert game.id is not None
     ruleset = engine.get_ruleset(game.ruleset)
     claims = engine.ClaimTiming(game.claims)
-    deal = engine.deal_from_seed(ruleset, game.seed)
+    deal = engine.deal_from_seed(ruleset, game.seed, first)
     state = engine.start(ruleset, claims, deal)
     game.deal = deal_fields(engine.GameRecord(ruleset=ruleset, claims=claims, deal=deal))
     game.status = GameStatus.ACTIVE

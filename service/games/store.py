@@ -5,6 +5,7 @@ Functions take the caller's session and never commit: the caller's ``session_sco
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -13,7 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select, update
 
-from service.models import Game, MoveEntry, Player, Seat, Snapshot, utcnow
+import engine
+from service.models import Game, GameStatus, MoveEntry, Player, Seat, Snapshot, utcnow
 from service.refusal import Refusal
 
 
@@ -27,6 +29,17 @@ class GameNotFoundError(Refusal, LookupError):
         super().__init__(f"There is no game {game_ref}. Check that the link is complete.")
 
 
+# The statements every request runs are built once, with bound parameters: building one costs
+# several times its execution (SQLAlchemy's construction and cache key; bench/service.py).
+_LOCK_GAME = (
+    select(Game)
+    .where(Game.id == sa.bindparam("game_id"))
+    .with_for_update()
+    # A row already in the identity map must be re-read now that we hold the lock.
+    .execution_options(populate_existing=True)
+)
+
+
 def lock_game(session: Session, game_id: int) -> Game:
     """Load a game for changing it, locked until the transaction ends.
 
@@ -35,17 +48,41 @@ def lock_game(session: Session, game_id: int) -> Game:
     A second writer waits, then reads the state the first one committed.
     Raises GameNotFoundError.
     """
-    statement = (
-        select(Game)
-        .where(Game.id == game_id)
-        .with_for_update()
-        # A row already in the identity map must be re-read now that we hold the lock.
-        .execution_options(populate_existing=True)
-    )
-    game = session.exec(statement).one_or_none()
+    game = session.exec(_LOCK_GAME, params={"game_id": game_id}).one_or_none()
     if game is None:
         raise GameNotFoundError(game_id)
     return game
+
+
+def new_game(
+    *,
+    ruleset: str,
+    claims: str,
+    days_per_move: int,
+    vacation_days: int,
+    visibility: str,
+    series_id: int | None = None,
+    computer_delay_s: int = 0,
+    creation_key: str | None = None,
+) -> Game:
+    """A new game row (not yet added), invited, under today's rules, with a fresh secret seed
+    and its published commitment (R3) and the random address of its public page."""
+    seed = secrets.token_hex(32)
+    return Game(
+        public_id=secrets.token_urlsafe(12),
+        ruleset=ruleset,
+        claims=claims,
+        rules_version=engine.RULES_VERSION,
+        status=GameStatus.INVITED,
+        seed=seed,
+        seed_commitment=engine.seed_commitment(seed),
+        days_per_move=days_per_move,
+        vacation_days=vacation_days,
+        visibility=visibility,
+        series_id=series_id,
+        computer_delay_s=computer_delay_s,
+        creation_key=creation_key,
+    )
 
 
 def get_game(session: Session, game_id: int) -> Game:
@@ -56,31 +93,39 @@ def get_game(session: Session, game_id: int) -> Game:
     return game
 
 
-def get_game_by_public_id(session: Session, public_id: str) -> Game:
-    """A game by the random id of its public page, with its seats (``seats_of`` then needs no
-    query). Raises GameNotFoundError."""
-    return _game_with_seats(session, Game.public_id == public_id, public_id)
-
-
-def get_game_with_seats(session: Session, game_id: int) -> Game:
-    """``get_game`` and ``seats_of`` in one query: what a page reads first."""
-    return _game_with_seats(session, Game.id == game_id, game_id)
-
-
-def _game_with_seats(session: Session, where: Any, game_ref: object) -> Game:
-    """The game ``where`` selects, its seats and players loaded into the session's seat cache,
-    all in one query (a game is made with its seats: no seat, no game). Raises
-    GameNotFoundError."""
-    rows = session.exec(
+def _with_seats(where: Any) -> Any:
+    return (
         select(Game, Seat, Player)
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .join(Player, col(Player.id) == col(Seat.player_id))
         .where(where)
         .order_by(col(Seat.letter))
-    ).all()
+    )
+
+
+_GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"))
+_GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"))
+
+
+def get_game_by_public_id(session: Session, public_id: str) -> Game:
+    """A game by the random id of its public page, with its seats (``seats_of`` then needs no
+    query). Raises GameNotFoundError."""
+    return _game_with_seats(session, _GAME_WITH_SEATS_BY_PUBLIC_ID, public_id)
+
+
+def get_game_with_seats(session: Session, game_id: int) -> Game:
+    """``get_game`` and ``seats_of`` in one query: what a page reads first."""
+    return _game_with_seats(session, _GAME_WITH_SEATS, game_id)
+
+
+def _game_with_seats(session: Session, statement: Any, game_ref: object) -> Game:
+    """The game that ``statement`` selects by ``game_ref``, its seats and players loaded into
+    the session's seat cache, all in one query (a game is made with its seats: no seat, no
+    game). Raises GameNotFoundError."""
+    rows = session.execute(statement, {"ref": game_ref}).all()
     if not rows:
         raise GameNotFoundError(game_ref)
-    game = rows[0][0]
+    game: Game = rows[0][0]
     assert game.id is not None
     cache: dict[int, dict[str, tuple[Seat, Player]]] = session.info.setdefault(SEATS_KEY, {})
     cache.setdefault(game.id, {seat.letter: (seat, player) for _, seat, player in rows})
@@ -179,14 +224,28 @@ def latest_snapshot(session: Session, game_id: int) -> Snapshot | None:
     ).first()
 
 
-def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> Snapshot | None:
+class StoredPosition(NamedTuple):
+    """A snapshot as read: its ply and ``engine.state_to_json`` of the position."""
+
+    ply: int
+    state: dict[str, Any]
+
+
+_SNAPSHOT_AT_OR_BEFORE = (
+    sa.select(col(Snapshot.ply), col(Snapshot.state))
+    .where(
+        col(Snapshot.game_id) == sa.bindparam("game_id"),
+        col(Snapshot.ply) <= sa.bindparam("ply"),
+    )
+    .order_by(col(Snapshot.ply).desc())
+    .limit(1)
+)
+
+
+def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPosition | None:
     """The snapshot nearest before (or at) ``ply``; one index range scan."""
-    return session.exec(
-        select(Snapshot)
-        .where(Snapshot.game_id == game_id, col(Snapshot.ply) <= ply)
-        .order_by(col(Snapshot.ply).desc())
-        .limit(1)
-    ).first()
+    row = session.execute(_SNAPSHOT_AT_OR_BEFORE, {"game_id": game_id, "ply": ply}).first()
+    return None if row is None else StoredPosition(*row)
 
 
 def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> None:
@@ -228,17 +287,25 @@ _LOG_COLUMNS = (
 )
 
 
+_MOVES_FROM = (
+    sa.select(*_LOG_COLUMNS)
+    .where(
+        col(MoveEntry.game_id) == sa.bindparam("game_id"),
+        col(MoveEntry.ply) >= sa.bindparam("first"),
+        col(MoveEntry.ply) < sa.bindparam("end"),
+    )
+    .order_by(col(MoveEntry.ply))
+)
+_MOVE_LOG = (
+    sa.select(*_LOG_COLUMNS)
+    .where(col(MoveEntry.game_id) == sa.bindparam("game_id"))
+    .order_by(col(MoveEntry.ply))
+)
+
+
 def moves_from(session: Session, game_id: int, first: int, end: int) -> list[LogEntry]:
     """The log entries of plies ``first`` to ``end - 1``, in order."""
-    rows = session.exec(
-        select(*_LOG_COLUMNS)
-        .where(
-            MoveEntry.game_id == game_id,
-            col(MoveEntry.ply) >= first,
-            col(MoveEntry.ply) < end,
-        )
-        .order_by(col(MoveEntry.ply))
-    ).all()
+    rows = session.execute(_MOVES_FROM, {"game_id": game_id, "first": first, "end": end})
     return [LogEntry(*row) for row in rows]
 
 
@@ -253,7 +320,4 @@ def append_move(session: Session, game_id: int, ply: int, seat: str, notation: s
 
 def move_log(session: Session, game_id: int) -> list[LogEntry]:
     """Every log entry of a game, in order."""
-    rows = session.exec(
-        select(*_LOG_COLUMNS).where(MoveEntry.game_id == game_id).order_by(col(MoveEntry.ply))
-    ).all()
-    return [LogEntry(*row) for row in rows]
+    return [LogEntry(*row) for row in session.execute(_MOVE_LOG, {"game_id": game_id})]

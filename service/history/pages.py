@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flask import url_for
 from sqlmodel import Session
 
 import engine
@@ -18,7 +19,9 @@ from service.games.records import game_record
 from service.games.state import check_rules_version, state_at
 from service.models import Game, GameStatus
 from service.present.board import board_of
-from service.present.move_list import log_rows, names_of
+from service.present.claims import claims_in_log
+from service.present.move_list import log_html, log_rows, names_of
+from service.present.summaries import series_note
 from service.refusal import Refusal
 
 
@@ -66,14 +69,26 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)
     names = names_of(store.seats_of(session, game.id))
+    moves = log_rows(
+        entries,
+        state.ruleset,
+        names,
+        reader=None,
+        finished=finished,
+        after=final,
+        claims=claims_in_log(session, game, entries),
+    )
+    here = url_for("history.public_page", public_id=game.public_id)
     return {
         "view": seen,
         "sides": board_of(seen, None),
         "ply": ply,
         "last": last,
-        "moves": log_rows(entries, state.ruleset, names, reader=None, finished=finished),
+        "moves": moves,
+        "moves_html": log_html(moves, here, ply),
         "finished": finished,
         "final": seen if final is state else engine.spectator_view(final),
+        "series": series_note(session, game),
     }
 
 

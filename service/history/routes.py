@@ -17,6 +17,7 @@ from service.games.preferences import (
     player_defaults,
     set_player_defaults,
 )
+from service.games.series import series_by_public_id
 from service.history import bp
 from service.history.my_games import (
     EmailFormError,
@@ -25,6 +26,7 @@ from service.history.my_games import (
     send_my_games_link,
 )
 from service.history.pages import public_page_context, record_json
+from service.history.series import SeriesNotFoundError, series_page_context
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
@@ -53,6 +55,18 @@ def public_page(public_id: str) -> Response | str:
             context = public_page_context(session, game, ply)
             page = render_template("history/public.html", game=summary, **context)
     return tagged(make_response(page), etag, PUBLIC)
+
+
+@bp.get("/series/<public_id>")
+def series_page(public_id: str) -> str:
+    """A series' page: each game's result and points, the running score, each game's replay.
+    As public as its games' pages (the address is random; unlisted series are not listed)."""
+    with session_scope() as session:
+        series = series_by_public_id(session, public_id)
+        if series is None:
+            raise SeriesNotFoundError(public_id)
+        context = series_page_context(session, series)
+    return render_template("history/series.html", **context)
 
 
 def error_json(error: Refusal) -> Response:

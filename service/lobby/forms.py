@@ -3,12 +3,14 @@ addresses by ``service.player_fields``)."""
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine import RULESETS, ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
+from service.games.computer import COMPUTER_LEVELS, computer_email, computer_name
 from service.models import Visibility
 from service.player_fields import check_email, check_name
 from service.refusal import Refusal
@@ -17,6 +19,22 @@ from service.turn_settings import DEFAULT_VACATION_DAYS, MAX_VACATION_DAYS
 DEFAULT_DAYS_PER_MOVE = 3
 THIRD_PLAYER_FIELDS = ("c_name", "c_email")
 """The third player's fields: required for a three-player ruleset, refused for another."""
+COMPUTER_FIELDS = {"B": "b_computer", "C": "c_computer"}
+"""A computer level in one of these plays that seat: its name and address fields are not used."""
+
+DEFAULT_SERIES_POINTS = 15
+"""R23: "the first player to reach 15 points wins"."""
+SERIES_POINTS_RANGE = (5, 50)
+DEFAULT_SERIES_GAMES = 3
+SERIES_GAMES_RANGE = (2, 15)
+
+
+class SeriesKind(enum.StrEnum):
+    SINGLE = "single"
+    POINTS = "points"
+    """First to ``series_points`` points."""
+    GAMES = "games"
+    """A fixed number of games, ``series_games``."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,12 @@ class NewGame:
     """Days each player may overrun deadlines before losing on time."""
     c_name: str | None = None
     c_email: str | None = None
+    computers: tuple[tuple[str, str], ...] = ()
+    """(seat, level) of the seats the computer plays (their name and address are the
+    computer's)."""
+    series: SeriesKind = SeriesKind.SINGLE
+    series_points: int = DEFAULT_SERIES_POINTS
+    series_games: int = DEFAULT_SERIES_GAMES
 
     @property
     def players(self) -> tuple[tuple[str, str, str], ...]:
@@ -48,8 +72,10 @@ class NewGame:
 
     @property
     def invited_emails(self) -> tuple[str, ...]:
-        """The addresses of the invited seats (every seat but the creator's)."""
-        return tuple(email for _, _, email in self.players[1:])
+        """The addresses of the invited people (every seat but the creator's and the
+        computer's)."""
+        computer = dict(self.computers)
+        return tuple(email for seat, _, email in self.players[1:] if seat not in computer)
 
 
 class FormError(Refusal):
@@ -77,11 +103,28 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
     if ruleset is None:
         errors["ruleset"] = "must be one of " + ", ".join(RULESETS)
 
+    computers: dict[str, str] = {}
+    seat_count = len(ruleset.seats) if ruleset is not None else 2
+    for seat, field in COMPUTER_FIELDS.items():
+        level = form.get(field, "").strip()
+        if not level:
+            continue
+        if level not in COMPUTER_LEVELS:
+            errors[field] = "must be one of " + ", ".join(COMPUTER_LEVELS)
+        elif seat == "C" and seat_count < 3:
+            errors[field] = "is only for a game for three"
+        else:
+            computers[seat] = level
+            values[f"{seat.lower()}_name"] = computer_name(level)
+            values[f"{seat.lower()}_email"] = computer_email(level)
+
     fields = [("a_name", check_name), ("a_email", check_email)]
-    fields += [("b_name", check_name), ("b_email", check_email)]
+    if "B" not in computers:
+        fields += [("b_name", check_name), ("b_email", check_email)]
     third_given = [f for f in THIRD_PLAYER_FIELDS if form.get(f, "").strip()]
     if ruleset is not None and len(ruleset.seats) > 2:
-        fields += [("c_name", check_name), ("c_email", check_email)]
+        if "C" not in computers:
+            fields += [("c_name", check_name), ("c_email", check_email)]
     elif ruleset is not None:
         for field in third_given:
             errors[field] = (
@@ -97,11 +140,29 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
             errors[field] = str(error)
     if "a_email" in values and values["a_email"] == values.get("b_email"):
         errors["b_email"] = "must be someone else's address than yours"
-    if "c_email" in values and "c_email" not in errors:
+    if "c_email" in values and "c_email" not in errors and "C" not in computers:
         if values["c_email"] == values.get("a_email"):
             errors["c_email"] = "must be someone else's address than yours"
         elif values["c_email"] == values.get("b_email"):
             errors["c_email"] = "must be another address than your opponent's"
+    # One computer of a level plays one seat of a game: two of the same level would be one
+    # player at two seats.
+    if "C" in computers and computers.get("B") == computers["C"]:
+        errors["c_computer"] = "must be another level than the other computer's"
+
+    series = SeriesKind.SINGLE
+    series_text = form.get("series", "").strip()
+    if series_text:
+        try:
+            series = SeriesKind(series_text)
+        except ValueError:
+            errors["series"] = "must be single, points or games"
+    series_points = _whole_number(
+        form, "series_points", DEFAULT_SERIES_POINTS, SERIES_POINTS_RANGE, errors
+    )
+    series_games = _whole_number(
+        form, "series_games", DEFAULT_SERIES_GAMES, SERIES_GAMES_RANGE, errors
+    )
 
     claims = ruleset.default_claims if ruleset else ClaimTiming.ADVANCED
     claims_text = form.get("claims", "")
@@ -151,4 +212,26 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         vacation_days=vacation,
         c_name=values.get("c_name"),
         c_email=values.get("c_email"),
+        computers=tuple(sorted(computers.items())),
+        series=series,
+        series_points=series_points,
+        series_games=series_games,
     )
+
+
+def _whole_number(
+    form: Mapping[str, str],
+    field: str,
+    default: int,
+    bounds: tuple[int, int],
+    errors: dict[str, str],
+) -> int:
+    """An optional whole number within ``bounds``; a bad one is noted in ``errors``."""
+    text = form.get(field, "").strip()
+    if not text:
+        return default
+    low, high = bounds
+    if not re.fullmatch(r"[0-9]{1,3}", text) or not low <= int(text) <= high:
+        errors[field] = f"must be a whole number from {low} to {high}"
+        return default
+    return int(text)

@@ -115,12 +115,16 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
 
 
 def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Player]]:
-    """The player of the ruleset's first seat (who created the game) and the players of the
-    other seats (invited), in seat order."""
+    """The player of the ruleset's first seat (who created the game) and the people at the
+    other seats (invited; not the computer), in seat order."""
     assert game.id is not None
     seats = store.seats_of(session, game.id)
     creator_seat = engine.get_ruleset(game.ruleset).seats[0]
-    invited = [player for letter, (_, player) in seats.items() if letter != creator_seat]
+    invited = [
+        player
+        for letter, (_, player) in seats.items()
+        if letter != creator_seat and player.computer is None
+    ]
     return seats[creator_seat][1], invited
 
 
@@ -145,6 +149,8 @@ def send_invitations(session: Session, game: Game) -> bool:
     if game.status != GameStatus.INVITED or invitation_sent(session, game.id):
         return False
     creator, invited = creator_and_invited(session, game)
+    if not invited:  # the computer plays every other seat: no one to invite
+        return False
     for player in invited:
         check_recipient(session, player.email)
     check_invitation_limits(session, creator, invited)

@@ -8,17 +8,19 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 import engine
 from service import clock, tokens
 from service.games import store
+from service.games.computer import computer_player
 from service.games.seats import seat_for_token
 from service.games.state import deal_game
 from service.lobby import invitations as mail_invitations
-from service.lobby.forms import NewGame
-from service.models import Game, GameStatus, Seat
+from service.lobby.forms import NewGame, SeriesKind
+from service.models import Game, GameStatus, Seat, Series, Visibility
 from service.outbox import addresses as mail_addresses
 from service.present import emails as mail_emails
 from service.present.summaries import in_words
@@ -44,6 +46,8 @@ def creation_key(new: NewGame) -> str:
     ]  # fmt: skip
     if new.c_email is not None:
         parts.append(new.c_email)
+    if new.series is not SeriesKind.SINGLE:
+        parts += [new.series.value, str(new.series_points), str(new.series_games)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -71,22 +75,18 @@ def create_game(
     key = creation_key(new)
     game = _game_by_key(session, key)
     if game is None:
-        seed = secrets.token_hex(32)
         try:
             # A savepoint: the same form sent twice at once makes one game, not an error.
             with session.begin_nested():
-                game = Game(
-                    public_id=secrets.token_urlsafe(12),
+                game = store.new_game(
                     ruleset=new.ruleset,
                     claims=new.claims.value,
-                    rules_version=engine.RULES_VERSION,
-                    status=GameStatus.INVITED,
-                    seed=seed,
-                    seed_commitment=engine.seed_commitment(seed),
                     days_per_move=new.days_per_move,
                     vacation_days=new.vacation_days,
                     visibility=new.visibility.value,
                     creation_key=key,
+                    series_id=_new_series(session, new),
+                    computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
                 )
                 session.add(game)
         except IntegrityError:
@@ -100,6 +100,7 @@ def create_game(
     if creator_present:
         game = store.lock_game(session, game.id)
         mail_invitations.send_invitations(session, game)
+        deal_when_all_accepted(session, game)
     return game, {letter: seat for letter, (seat, _) in seats.items()}
 
 
@@ -112,16 +113,48 @@ def _add_seats(
     # The form's validation gives a third player exactly to a three-player ruleset.
     assert tuple(letter for letter, _, _ in given) == letters, (letters, given)
     seats: dict[str, Seat] = {}
+    computers = dict(new.computers)
     for letter, name, email in given:
-        player = store.find_or_add_player(session, email, name)
+        if letter in computers:
+            player = computer_player(session, computers[letter])
+        else:
+            player = store.find_or_add_player(session, email, name)
         assert player.id is not None
-        seats[letter] = Seat(
-            game_id=game.id, letter=letter, player_id=player.id, accepted=letter == letters[0]
-        )
+        # The creator and the computer are in; the others are invited.
+        accepted = letter == letters[0] or letter in computers
+        seats[letter] = Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=accepted)
         session.add(seats[letter])
     session.flush()
     mail_invitations.after_game_created(session, game, creator_present=creator_present)
+    if creator_present:
+        deal_when_all_accepted(session, game)
     return seats
+
+
+def _new_series(session: Session, new: NewGame) -> int | None:
+    """The series a new game begins (R23), or None for a single game."""
+    if new.series is SeriesKind.SINGLE:
+        return None
+    series = Series(
+        public_id=secrets.token_urlsafe(12),
+        target_points=new.series_points if new.series is SeriesKind.POINTS else None,
+        games_planned=new.series_games if new.series is SeriesKind.GAMES else 0,
+    )
+    session.add(series)
+    session.flush()
+    return series.id
+
+
+def deal_when_all_accepted(session: Session, game: Game) -> bool:
+    """Deal a game still invited once every seat is in (the last invited person accepted, or
+    the computer plays every other seat), and tell the players. Call with the game locked."""
+    assert game.id is not None
+    seats = store.seats_of(session, game.id).values()
+    if game.status != GameStatus.INVITED or not all(seat.accepted for seat, _ in seats):
+        return False
+    game.creation_key = None  # answered: the same people may start the same game again
+    mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
+    return True
 
 
 def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
@@ -138,6 +171,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
     mail_invitations.send_invitations(session, game)
+    deal_when_all_accepted(session, game)
     return game
 
 
@@ -172,10 +206,7 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     _check_invitation(session, game, seat, "accept")
     seat.accepted = True
     session.add(seat)
-    assert game.id is not None
-    if all(other.accepted for other, _ in store.seats_of(session, game.id).values()):
-        game.creation_key = None  # answered: the same people may start the same game again
-        mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
+    deal_when_all_accepted(session, game)
     return game
 
 
@@ -192,3 +223,43 @@ def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     if len(store.seats_of(session, game.id)) > 2:
         mail_emails.queue_game_cancelled(session, game, declined_by=seat.letter)
     return game
+
+
+def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, dict[str, Seat]]:
+    """A player of a finished game offers the same game again: the same people and settings,
+    this player at the creator's seat and the others after them in turn order (the computer
+    keeps its seats). The invitations go at once (the player's own private link asks, as the
+    button of a held invitation does); a game against the computer alone is dealt at once.
+    Asking twice finds the same new game (``creation_key``). Raises InvitationError (409)
+    while the game is not over, and the refusals of ``create_game``."""
+    game, seat = seat_for_token(session, token, lock=True)
+    if game.status != GameStatus.FINISHED:
+        raise InvitationError("A rematch can be offered once this game is over.", 409)
+    assert game.id is not None
+    seats = store.seats_of(session, game.id)
+    letters = engine.get_ruleset(game.ruleset).seats
+    at = letters.index(seat.letter)
+    players = [seats[letter][1] for letter in letters[at:] + letters[:at]]
+    fields: dict[str, str] = {}
+    for letter, player in zip(letters, players, strict=True):
+        fields[f"{letter.lower()}_name"] = player.display_name
+        fields[f"{letter.lower()}_email"] = player.email
+    new = NewGame(
+        a_name=fields["a_name"],
+        a_email=fields["a_email"],
+        b_name=fields["b_name"],
+        b_email=fields["b_email"],
+        c_name=fields.get("c_name"),
+        c_email=fields.get("c_email"),
+        ruleset=game.ruleset,
+        claims=engine.ClaimTiming(game.claims),
+        days_per_move=game.days_per_move,
+        visibility=Visibility(game.visibility),
+        vacation_days=game.vacation_days,
+        computers=tuple(
+            (letter, player.computer)
+            for letter, player in zip(letters, players, strict=True)
+            if player.computer is not None
+        ),
+    )
+    return create_game(session, new, creator_present=True)

@@ -17,15 +17,23 @@ import engine
 from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
+from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import seat_for_token
 from service.links import private_page_url
 from service.lobby import bp
-from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
+from service.lobby.forms import (
+    DEFAULT_DAYS_PER_MOVE,
+    DEFAULT_SERIES_GAMES,
+    DEFAULT_SERIES_POINTS,
+    FormError,
+    parse_new_game,
+)
 from service.lobby.invitations import check_recipient
 from service.lobby.lifecycle import (
     accept_invitation,
     create_game,
     decline_invitation,
+    offer_rematch,
     send_held_invitation,
 )
 from service.models import GameStatus, Visibility
@@ -40,8 +48,14 @@ FORM_DEFAULTS = {
     "days_per_move": str(DEFAULT_DAYS_PER_MOVE),
     "vacation_days": str(DEFAULT_VACATION_DAYS),
     "visibility": Visibility.UNLISTED.value,
+    "series": "single",
+    "series_points": str(DEFAULT_SERIES_POINTS),
+    "series_games": str(DEFAULT_SERIES_GAMES),
 }
-PREFILLED = ("a_name", "a_email", "b_name", "b_email", "c_name", "c_email", *FORM_DEFAULTS)
+PREFILLED = (
+    "a_name", "a_email", "b_name", "b_email", "c_name", "c_email", "b_computer", "c_computer",
+    *FORM_DEFAULTS,
+)  # fmt: skip
 """Fields a link may fill in (``/games/new?a_name=...``: "play again" in the game-over email)."""
 
 
@@ -61,6 +75,7 @@ def _render_new_game(
             rulesets=RULESETS.values(),
             max_name_length=MAX_NAME_LENGTH,
             signed_in=signed_in,
+            computer_levels=COMPUTER_LEVELS,
         ),
         status,
     )
@@ -155,3 +170,25 @@ def accept(token: str) -> Response:
 @bp.post("/p/<token>/decline")
 def decline(token: str) -> Response:
     return _answered(token, decline_invitation)
+
+
+@bp.get("/p/<token>/rematch")
+def rematch_page(token: str) -> tuple[str, int]:
+    """Offering a rematch asks once (a link in the game-over email only shows this page)."""
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, _ = seat_for_token(session, seat_token)
+        summary = load_summary(session, game)
+    finished = summary["status"] == GameStatus.FINISHED
+    page = render_template("games/rematch.html", game=summary, token=token, finished=finished)
+    return page, 200 if finished else 409
+
+
+@bp.post("/p/<token>/rematch")
+def rematch(token: str) -> Response:
+    """Offer the same game again; then the new game's private page (its invitation has gone)."""
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        _, seats = offer_rematch(session, seat_token)
+        url = private_page_url(seats["A"])
+    return redirect(url, code=303)

@@ -14,7 +14,9 @@ from service.games import store
 from service.models import Game
 from service.present.board import board_of
 from service.present.choices import move_choices
-from service.present.move_list import log_rows, names_of
+from service.present.claims import claims_in_log
+from service.present.move_list import log_html, log_rows, names_of
+from service.present.summaries import series_note
 from service.present.words import Piece, with_cards
 
 RECENT_ENTRIES = 12
@@ -68,14 +70,25 @@ def private_page_context(
     entries = store.moves_from(session, game.id, max(0, state.ply - RECENT_ENTRIES), state.ply)
     view = engine.player_view(state, seat)
     finished = state.result is not None
+    recent = log_rows(
+        entries,
+        state.ruleset,
+        names,
+        reader=seat,
+        finished=finished,
+        after=state,
+        claims=claims_in_log(session, game, entries),
+    )
     return {
         "view": view,
         "actions": move_choices(state, seat),
         "proofs": [] if finished else proof_rows(state, seat),
-        "recent": log_rows(entries, state.ruleset, names, reader=seat, finished=finished),
+        "recent": recent,
+        "recent_html": log_html(recent, None),
         "names": names,
         "labels": seat_labels(view, names),
         "sides": board_of(view, seat),
         # The reader first, then the others in seat order.
         "order": (view.seat, *view.opponents),
+        "series": series_note(session, game, seat),
     }

@@ -19,6 +19,8 @@ from service.errors import wants_json
 from service.games import store
 from service.games.preferences import turn_preferences
 from service.games.seats import checked_seat, seat_for_token
+from service.games.series import leave_series as series_leave
+from service.games.series import series_score
 from service.games.state import (
     AlreadyPlayedError,
     StaleMoveError,
@@ -28,12 +30,14 @@ from service.games.state import (
     load_state,
     state_at,
 )
-from service.models import Game, GameStatus, Seat
+from service.links import external_url
+from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation
 from service.play import bp
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
+from service.present.emails import queue_series_left
 from service.present.summaries import load_summary
 from service.present.words import instruction
 from service.refusal import Refusal
@@ -196,6 +200,47 @@ def resign_page(token: str) -> Page:
         "play/resign.html", game=summary, seat=seat.letter, token=token, ply=ply, playing=playing
     )
     return page, 200 if playing else 409
+
+
+@bp.get("/p/<token>/leave-series")
+def leave_series_page(token: str) -> Page:
+    """Leaving a series asks once more."""
+    seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, _ = seat_for_token(session, seat_token)
+        summary = load_summary(session, game)
+        series = session.get(Series, game.series_id) if game.series_id is not None else None
+        playing = series is not None and series.status == SeriesStatus.PLAYING
+    page = render_template(
+        "play/leave_series.html", game=summary, token=token, playing=playing, series=series
+    )
+    return page, 200 if playing else 409
+
+
+@bp.post("/p/<token>/leave-series")
+def leave_series(token: str) -> Response | Page:
+    """Leave the series of this game: no game is dealt after the one being played (it goes
+    on); the other players are told. Leaving twice changes nothing the second time."""
+    seat_token = tokens.read_private_token(token)
+    private_url = url_for("play.private_page", token=token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token, lock=True)
+        if game.series_id is None:
+            return refusal_page(NotInSeriesError(), private_url)
+        series, left = series_leave(session, game, seat.letter)
+        if left and series.public_id is not None:
+            url = external_url("history.series_page", public_id=series.public_id)
+            latest = series_score(session, series).games[-1]
+            queue_series_left(session, latest, url, left_by=seat.letter)
+    return redirect(private_url, code=303)
+
+
+class NotInSeriesError(Refusal):
+    status = 409
+    title = "This game is not part of a series"
+
+    def __init__(self) -> None:
+        super().__init__("This game is a single game: there is no series to leave.")
 
 
 # --- move links -------------------------------------------------------------------------------

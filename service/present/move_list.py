@@ -1,21 +1,50 @@
-"""The move list as people read it: each log entry in words, with the seat's name, for pages
-(the private page's latest moves, the public page's whole game)."""
+"""The move list as people read it: each log entry in words, with the seat's name and the turn it
+belongs to, for pages (the private page's latest moves, the public page's whole game) and emails.
+
+Turns are counted as players count them: a turn is one seat's entries in a row (the claims at its
+start, the card, the claims after it, the draw), numbered from 1 for the first turn of the game,
+so "turn 53" comes after 26 turns each, however many entries those turns made."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from markupsafe import Markup, escape
 
 import engine
 from service.games.store import LogEntry
 from service.models import Player, Seat
+from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
+from service.templating import pieces_html, utc_time
 
 
 def names_of(seats: dict[str, tuple[Seat, Player]]) -> dict[str, str]:
     """Display names by seat letter."""
     return {letter: player.display_name for letter, (_, player) in seats.items()}
+
+
+def turn_of_last_entry(after: engine.GameState, seat: str) -> int:
+    """The turn of the log entry that led to position ``after``, made by ``seat``: the turn in
+    progress, unless that entry ended it and another seat's turn began."""
+    return after.turn if seat == after.to_move else after.turn - 1
+
+
+def entry_turns(entries: Sequence[LogEntry], after: engine.GameState) -> list[int]:
+    """The turn of each of ``entries``, the latest entries of the log up to position ``after``
+    (a window of it or all of it: the numbers are the same), counted back from ``after``'s turn:
+    a turn is one seat's entries in a row."""
+    if not entries:
+        return []
+    turn = turn_of_last_entry(after, entries[-1].seat)
+    turns = [turn]
+    for later, earlier in zip(reversed(entries[1:]), reversed(entries[:-1]), strict=True):
+        if earlier.seat != later.seat:
+            turn -= 1
+        turns.append(turn)
+    return turns[::-1]
 
 
 def log_rows(
@@ -25,24 +54,50 @@ def log_rows(
     *,
     reader: str | None,
     finished: bool,
+    after: engine.GameState,
+    claims: Mapping[int, ClaimExplained] | None = None,
 ) -> list[dict[str, Any]]:
-    """The move list as rows to draw. ``reader`` is the seat reading (its own Scout returns show
-    in full), None for the public; everything shows in full once the game is ``finished``."""
-    rows = []
-    for entry in entries:
+    """The move list as rows to draw: ``entries`` are the latest of the log, up to position
+    ``after`` (for the turn numbers). ``reader`` is the seat reading (its own Scout returns show
+    in full), None for the public; everything shows in full once the game is ``finished``.
+    ``number`` is the position after the entry (a replay's ``?ply=``), ``turn`` its turn,
+    ``starts_turn`` whether it is the first entry of that turn listed, ``why`` (for a claim in
+    ``claims``, ``service.present.claims.claims_in_log``) why the claim held, said to the
+    reader."""
+    rows: list[dict[str, Any]] = []
+    for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
         words, notation = _narrated(entry.notation, ruleset, name, hide)
         rows.append(
             {
                 "number": entry.ply + 1,
+                "turn": turn,
+                "starts_turn": not rows or rows[-1]["turn"] != turn,
                 "seat": entry.seat,
+                "name": name,
                 "words": words,
                 "notation": notation,
                 "time": entry.created_at,
+                "why": claims[entry.ply].words(names, reader)
+                if claims and entry.ply in claims
+                else None,
             }
         )
     return rows
+
+
+def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``log_rows`` grouped by turn, in order: ``{"turn", "seat", "name", "rows"}``."""
+    groups: list[dict[str, Any]] = []
+    for row in rows:
+        if groups and groups[-1]["turn"] == row["turn"]:
+            groups[-1]["rows"].append(row)
+        else:
+            groups.append(
+                {"turn": row["turn"], "seat": row["seat"], "name": row["name"], "rows": [row]}
+            )
+    return groups
 
 
 @functools.lru_cache(maxsize=16384)
@@ -54,3 +109,56 @@ def _narrated(
     move = engine.parse_move(notation, ruleset)
     words = tuple(narration(move, name, hide_returned=hide))
     return words, move.public_text() if hide else str(move)
+
+
+def log_html(
+    rows: Sequence[dict[str, Any]], here: str | None, current: int | None = None
+) -> Markup:
+    """A move list's items (``log_rows``): on the public page (``here``: its address) each entry
+    links to the position after it, with its notation, ``current`` marked; on a private page
+    (``here`` None) the entries alone. Drawn by Python, not a Jinja loop: a long game lists a
+    hundred entries on every replay step (bench/service.py)."""
+    return Markup("").join(
+        _log_item(
+            here,
+            row["number"],
+            row["turn"] if row["starts_turn"] else None,
+            row["words"],
+            tuple(row["why"]) if row["why"] else (),
+            row["notation"],
+            utc_time(row["time"]),
+            row["number"] == current,
+        )
+        for row in rows
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_item(
+    here: str | None,
+    number: int,
+    turn: int | None,
+    words: tuple[Piece, ...],
+    why: tuple[Piece, ...],
+    notation: str,
+    time: str,
+    current: bool,
+) -> Markup:
+    """One entry of ``log_html`` (kept: stepping through a replay draws the same list again)."""
+    number_html = f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
+    why_html = f'<span class="why">{pieces_html(why)}</span>' if why else ""
+    if here is None:
+        classes = ' class="starts"' if turn is not None else ""
+        return Markup(
+            f'<li{classes}><span class="n">{number_html}</span><span>{pieces_html(words)}'
+            f'{why_html}<span class="meta">{escape(time)}</span></span></li>'
+        )
+    marks = ("starts" if turn is not None else "", "here" if current else "")
+    classes = " ".join(mark for mark in marks if mark)
+    step = ' aria-current="step"' if current else ""
+    return Markup(
+        f'\n    <li class="{classes}"><span class="n">{number_html}</span>\n      '
+        f'<span><a href="{escape(here)}?ply={number}" rel="nofollow"{step}>{pieces_html(words)}</a>'
+        f'{why_html}<span class="meta"><code>{escape(notation)}</code> · {escape(time)}</span>'
+        "</span></li>"
+    )

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import url_for
 from sqlmodel import Session
 
 import engine
 from service.games import store
 from service.games.records import game_record
-from service.models import Game, GameStatus, Player, Seat
+from service.games.series import score_of_game
+from service.links import private_page_url
+from service.models import Game, GameStatus, Player, Seat, SeriesStatus
 
 
 def load_summary(session: Session, game: Game) -> dict[str, Any]:
@@ -61,3 +64,28 @@ def in_words(names: list[str]) -> str:
     if len(names) < 2:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def series_note(session: Session, game: Game, seat: str | None = None) -> dict[str, Any] | None:
+    """What a game's pages say of its series: its page, the score, whether it is still played
+    (None for a single game); on ``seat``'s private page, its link to the series' latest game
+    when that is another."""
+    score = score_of_game(session, game)
+    if score is None:
+        return None
+    series = score.series
+    assert game.id is not None
+    names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+    return {
+        "number": [g.id for g in score.games].index(game.id) + 1,
+        "page_url": url_for("history.series_page", public_id=series.public_id),
+        "playing": series.status == SeriesStatus.PLAYING,
+        "latest_url": _latest_game_url(session, score.games[-1], game, seat),
+        "score": ", ".join(f"{names[s]} {p}" for s, p in score.totals.items()),
+    }
+
+
+def _latest_game_url(session: Session, latest: Game, game: Game, seat: str | None) -> str | None:
+    if seat is None or latest.id is None or latest.id == game.id:
+        return None
+    return private_page_url(store.seats_of(session, latest.id)[seat][0])

@@ -22,12 +22,13 @@ from flask import current_app
 from sqlmodel import Session, col, select, update
 from sqlmodel.sql.expression import SelectOfScalar
 
+import engine
 from service import clock
 from service.after_commit import publish_after_commit
 from service.db import session_scope
 from service.games import store
 from service.games.state import apply_to_locked, load_state
-from service.models import Game, GameStatus
+from service.models import Game, GameStatus, Seat
 from service.present import game_emails
 from service.turns.deadlines import (
     Due,
@@ -38,7 +39,13 @@ from service.turns.deadlines import (
     next_check,
     reminder_moments,
 )
-from service.turns.start import reminder_lead, sweep_unstarted_turns, turn_clock
+from service.turns.start import (
+    Started,
+    reminder_lead,
+    start_turn,
+    sweep_unstarted_turns,
+    turn_clock,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +73,8 @@ class Checked(enum.StrEnum):
     TOLD_LATE = "told-late"
     VACATION = "vacation"
     TIMED_OUT = "timed-out"
+    COMPUTER_PLAYED = "computer-played"
+    """A computer seat's delay was over: it played its turn."""
 
 
 @dataclass
@@ -133,54 +142,66 @@ def due_games_query(now: datetime, limit: int) -> SelectOfScalar[int | None]:
 def check_game(game_id: int, now: datetime) -> Checked:
     """Do what is due in one game at ``now``, in one transaction, once: what was done is
     recorded on the game row (reminders sent, the late notice, the new deadline, the result),
-    so a second check at the same moment finds nothing more to do."""
-    lead = reminder_lead()
-    done = Checked.NOTHING
+    so a second check at the same moment finds nothing more to do. A computer seat has no
+    deadline: its turn starts (``start_turn``) when its delay is over."""
     with session_scope() as session:
         game = store.lock_game(session, game_id)
         if game.status != GameStatus.ACTIVE or game.deadline is None or game.next_check_at is None:
-            return done
+            return Checked.NOTHING
         state = load_state(session, game)
-        seat = state.to_move
-        seat_row, _ = store.seats_of(session, game_id)[seat]
-        turn = turn_clock(game, game.vacation_days - seat_row.vacation_days_used)
-        due = due_now(turn, now, lead)
-        days_used = 0
-        while due is Due.USE_VACATION:
-            turn = after_vacation_day(turn)
-            days_used += 1
-            due = due_now(turn, now, lead)
-        if days_used:
-            # Reminders that fell due by now are covered by the vacation notice.
-            fallen = {d for d, at in reminder_moments(turn, lead).items() if at <= now}
-            turn = replace(turn, reminders_sent=turn.reminders_sent | fallen)
-            game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
-            due = due_now(turn, now, lead)
-            seat_row.vacation_days_used += days_used
-            game.deadline = turn.deadline
-            # The vacation notice tells both players; no separate "running late" note this turn.
-            game.late_notice_sent = True
-            session.add(seat_row)
-            game_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
-            done = Checked.VACATION
-        if due is Due.TIMEOUT:
-            game_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
-            # The move listener sends the game-over emails and clears next_check_at.
-            apply_to_locked(
-                session, game, state, seat, state.ply, ["timeout"], now=now, by_server=True
-            )
-            return Checked.TIMED_OUT
-        if due is not None:
-            game_emails.queue_reminder(session, game, seat, now)
-            turn = mark_sent(turn, due, now, lead)
-            game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
-            game.last_reminder_at = now
-            done = Checked.REMINDED
-        if not game.late_notice_sent and late_moment(turn, lead) <= now < turn.deadline:
-            game_emails.queue_running_late(session, game, seat)
-            game.late_notice_sent = True
-            done = Checked.TOLD_LATE
-        after = next_check(turn, lead, late_told=game.late_notice_sent)
-        game.next_check_at = max(after, now + RECHECK) if after <= now else after
+        seat_row, player = store.seats_of(session, game_id)[state.to_move]
+        if player.computer is None:
+            return _check_person(session, game, state, seat_row, now)
+        computer_turn = game.current_turn
+        game.next_check_at = None  # start_turn sets it again if the delay is not over
         session.add(game)
+    started = start_turn(game_id, computer_turn)
+    return Checked.COMPUTER_PLAYED if started is Started.STARTED else Checked.NOTHING
+
+
+def _check_person(
+    session: Session, game: Game, state: engine.GameState, seat_row: Seat, now: datetime
+) -> Checked:
+    """``check_game`` of a person's turn, with the game locked."""
+    lead = reminder_lead()
+    done = Checked.NOTHING
+    seat = state.to_move
+    turn = turn_clock(game, game.vacation_days - seat_row.vacation_days_used)
+    due = due_now(turn, now, lead)
+    days_used = 0
+    while due is Due.USE_VACATION:
+        turn = after_vacation_day(turn)
+        days_used += 1
+        due = due_now(turn, now, lead)
+    if days_used:
+        # Reminders that fell due by now are covered by the vacation notice.
+        fallen = {d for d, at in reminder_moments(turn, lead).items() if at <= now}
+        turn = replace(turn, reminders_sent=turn.reminders_sent | fallen)
+        game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
+        due = due_now(turn, now, lead)
+        seat_row.vacation_days_used += days_used
+        game.deadline = turn.deadline
+        # The vacation notice tells both players; no separate "running late" note this turn.
+        game.late_notice_sent = True
+        session.add(seat_row)
+        game_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
+        done = Checked.VACATION
+    if due is Due.TIMEOUT:
+        game_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
+        # The move listener sends the game-over emails and clears next_check_at.
+        apply_to_locked(session, game, state, seat, state.ply, ["timeout"], now=now, by_server=True)
+        return Checked.TIMED_OUT
+    if due is not None:
+        game_emails.queue_reminder(session, game, seat, now)
+        turn = mark_sent(turn, due, now, lead)
+        game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
+        game.last_reminder_at = now
+        done = Checked.REMINDED
+    if not game.late_notice_sent and late_moment(turn, lead) <= now < turn.deadline:
+        game_emails.queue_running_late(session, game, seat)
+        game.late_notice_sent = True
+        done = Checked.TOLD_LATE
+    after = next_check(turn, lead, late_told=game.late_notice_sent)
+    game.next_check_at = max(after, now + RECHECK) if after <= now else after
+    session.add(game)
     return done

@@ -15,19 +15,27 @@ import enum
 import logging
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
 from flask import Flask, current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import engine
 from service import clock
-from service.after_commit import publish_after_commit
+from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.db import session_scope
 from service.games import store
+from service.games.computer import computer_due, play_computer_turn
 from service.games.preferences import turn_preferences
+from service.games.series import continue_series
 from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus
-from service.present.game_emails import MadeClaim, queue_game_over, queue_your_turn
+from service.outbox.addresses import add_unreachable_listener
+from service.present.claims import claims_now
+from service.present.game_emails import (
+    MadeClaim,
+    queue_game_over,
+    queue_seat_unreachable,
+    queue_your_turn,
+)
 from service.turns.deadlines import Due, TurnClock, next_check
 
 logger = logging.getLogger(__name__)
@@ -47,6 +55,9 @@ class Started(enum.StrEnum):
     """This turn's start was handled before: nothing done."""
     STALE = "stale"
     """The game is past that turn (or over): nothing to do."""
+    WAITING = "waiting"
+    """A computer seat's turn, before its delay is over: the deadline scan comes back for it
+    (``next_check_at``)."""
 
 
 def reminder_lead() -> timedelta:
@@ -66,19 +77,23 @@ def turn_clock(game: Game, vacation_days_left: int) -> TurnClock:
     )
 
 
-def begin_turn(session: Session, game: Game, turn: int) -> None:
-    """A turn began: reset its clock and queue its start after the commit. Call with the game
-    locked, after its deadline was set for this turn (``apply_moves`` / the deal do that)."""
+def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
+    """``seat``'s turn began: reset its clock and queue its start after the commit. Call with
+    the game locked, after its deadline was set for this turn (``apply_moves`` / the deal do
+    that). A computer's turn has no reminders: it is looked at when its delay is over."""
     assert game.id is not None and game.deadline is not None
     game.current_turn = turn
     # The deadline was just set to the turn's start plus the days per move.
     game.turn_started_at = game.deadline - timedelta(days=game.days_per_move)
     game.reminders_sent = []
     game.late_notice_sent = False
-    # Vacation days do not change when reminders fall, so any seat's count gives the same time.
-    game.next_check_at = next_check(turn_clock(game, 0), reminder_lead(), late_told=False)
+    if store.seats_of(session, game.id)[seat][1].computer is not None:
+        game.next_check_at = computer_due(game)
+    else:
+        # Vacation days do not change when reminders fall: any seat's count gives the same time.
+        game.next_check_at = next_check(turn_clock(game, 0), reminder_lead(), late_told=False)
     session.add(game)
-    session.info.setdefault(PENDING_KEY, []).append((game.id, turn))
+    note_for_commit(session, PENDING_KEY, (game.id, turn))
 
 
 def on_moves(
@@ -88,11 +103,14 @@ def on_moves(
     if state.result is not None:
         game.next_check_at = None
         session.add(game)
-        queue_game_over(session, game, state)
+        # In a series the next game is dealt now, in the same transaction, so that the game-over
+        # email can give its link (and its first turn starts like any other).
+        following = continue_series(session, game, state, clock.now())
+        queue_game_over(session, game, state, following=following)
         return
     turns = [event for event in events if isinstance(event, engine.TurnStarted)]
     if turns:
-        begin_turn(session, game, turns[-1].turn)
+        begin_turn(session, game, turns[-1].turn, turns[-1].seat)
 
 
 def start_turn(game_id: int, turn: int) -> Started:
@@ -113,16 +131,20 @@ def start_turn(game_id: int, turn: int) -> Started:
             return Started.STALE
         seat = state.to_move
         seat_row, player = store.seats_of(session, game_id)[seat]
+        if player.computer is not None:
+            return _computer_turn(session, game, state, player.computer, now)
         chosen = turn_preferences(player, seat_row)
         made: list[MadeClaim] = []
         if chosen.automatic_claims:
             claims = claims_until_the_end(state, engine.automatic_claims(state))
             if claims:
+                # Each proof in fields, for the emails that say why (claims change no proof).
+                proofs = claims_now(state, seat)
                 state, events = apply_to_locked(
                     session, game, state, seat, state.ply, claims, now=now
                 )
                 made = [
-                    MadeClaim(flag=e.flag, reason=e.reason)
+                    MadeClaim(flag=e.flag, reason=e.reason, explained=proofs.get(e.flag))
                     for e in events
                     if isinstance(e, engine.FlagClaimed)
                 ]
@@ -132,6 +154,24 @@ def start_turn(game_id: int, turn: int) -> Started:
             queue_your_turn(
                 session, game, state, claims_made=made, automatic_claims=chosen.automatic_claims
             )
+    return Started.STARTED
+
+
+def _computer_turn(
+    session: Session, game: Game, state: engine.GameState, level: str, now: datetime
+) -> Started:
+    """A computer seat plays its turn once its delay is over (in the same locked transaction
+    that records the turn as started: run twice, it plays once)."""
+    due = computer_due(game)
+    if now < due:
+        game.next_check_at = due
+        session.add(game)
+        return Started.WAITING
+    assert state.to_move is not None
+    game.turn_notified = state.turn
+    game.next_check_at = None
+    session.add(game)
+    play_computer_turn(session, game, state, state.to_move, level, now)
     return Started.STARTED
 
 
@@ -184,18 +224,18 @@ def dispatch(pending: list[tuple[int, int]]) -> None:
     )
 
 
-@sa.event.listens_for(Session, "after_commit")
-def _queue_after_commit(session: Session) -> None:
-    pending: list[tuple[int, int]] | None = session.info.pop(PENDING_KEY, None)
-    if pending:
-        dispatch(pending)
-
-
-@sa.event.listens_for(Session, "after_rollback")
-def _forget_after_rollback(session: Session) -> None:
-    session.info.pop(PENDING_KEY, None)
+# Looked up at each commit, so that a test may replace ``dispatch``.
+on_commit(PENDING_KEY, lambda pending: dispatch(pending))
 
 
 def init_app(app: Flask) -> None:
-    """Hook the start of turns and the game-over emails on every move of ``app``."""
+    """Hook the start of turns and the game-over emails on every move of ``app``, and the
+    notice to the other seats on every address that stops taking our email."""
     add_move_listener(app, on_moves)
+    add_unreachable_listener(app, tell_the_others)
+
+
+def tell_the_others(session: Session, player_id: int, why: str) -> None:
+    """An address stopped taking our email: the other seats of the player's running games are
+    told, so that unsubscribing (or a dead mailbox) never silently costs anyone a game."""
+    queue_seat_unreachable(session, player_id, why)

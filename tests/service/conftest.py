@@ -123,15 +123,21 @@ def make_test_app(database_url: str, **overrides: Any) -> Flask:
     return create_app(config)
 
 
-@pytest.fixture
-def app(database_url: str) -> Iterator[Flask]:
-    app = make_test_app(database_url)
-    yield app
+def empty_and_close(app: Flask) -> None:
+    """Delete every row an app's test wrote (the database is shared by the session's tests) and
+    close its pool."""
     db_engine = get_engine(app)
     with db_engine.begin() as connection:
         for table in reversed(SQLModel.metadata.sorted_tables):
             connection.execute(table.delete())
     db_engine.dispose()
+
+
+@pytest.fixture
+def app(database_url: str) -> Iterator[Flask]:
+    app = make_test_app(database_url)
+    yield app
+    empty_and_close(app)
 
 
 @pytest.fixture

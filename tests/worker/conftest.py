@@ -472,6 +472,8 @@ class Stack:
             "MAIL_DEFAULT_SENDER": "Battle Line by mail <battleline@bl.test>",
             "SECRET_KEY": TEST_SECRET_KEY,
             "BASE_URL": TEST_BASE_URL,
+            # The computer plays as soon as its turn starts (a few minutes in production).
+            "COMPUTER_DELAY_S": "0",
             **FAST_MAIL_SETTINGS,
             **self.settings,
         }

@@ -1,0 +1,84 @@
+"""The computer's seats: its players (one per level) and the turn it plays.
+
+A computer seat is a seat whose player is one of the computer's own players
+(``Player.computer`` holds the level). It reads no email (the outbox never queues one to it)
+and it decides from its seat's view alone (``engine.player_view``): the function that chooses a
+move never sees the game's state, the other hands or the order of the decks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+import engine
+from engine.bots import BotLevel, choose_move
+from service.games.state import apply_to_locked
+from service.models import Game, Player
+
+COMPUTER_DOMAIN = "computer.invalid"
+"""The computer players' addresses end here: ``.invalid`` is reserved (RFC 2606), so no mail
+server would ever take one, even if something tried to send to it."""
+
+COMPUTER_LEVELS = tuple(level.value for level in BotLevel)
+"""``random``, ``normal``, ``strong`` (engine.bots)."""
+
+MOVES_PER_TURN_MAX = 24
+"""More moves than any turn takes (claims, a card, a Scout's draws and returns, the draw): a
+guard against a chooser that never ends its turn."""
+
+
+def computer_name(level: str) -> str:
+    return f"Computer ({level})"
+
+
+def computer_email(level: str) -> str:
+    return f"computer-{level}@{COMPUTER_DOMAIN}"
+
+
+def computer_player(session: Session, level: str) -> Player:
+    """The computer's player of ``level``, added on first use. Raises ValueError for a level the
+    engine does not know."""
+    if level not in COMPUTER_LEVELS:
+        raise ValueError(f"no computer level {level!r}: one of {', '.join(COMPUTER_LEVELS)}")
+    email = computer_email(level)
+    player = session.exec(select(Player).where(Player.email == email)).one_or_none()
+    if player is None:
+        player = Player(email=email, display_name=computer_name(level), computer=level)
+        session.add(player)
+        session.flush()
+    return player
+
+
+def computer_due(game: Game) -> datetime:
+    """When the computer plays the turn that began at ``game.turn_started_at``."""
+    assert game.turn_started_at is not None
+    return game.turn_started_at + timedelta(seconds=game.computer_delay_s)
+
+
+def computer_rng(game: Game, ply: int) -> random.Random:
+    """The computer's dice for the turn starting at ``ply``: the same on a second run of the same
+    turn (a task run twice plays the same moves), drawn from the game's secret seed through a
+    hash, so they tell nothing about the deal."""
+    digest = hashlib.sha256(f"computer:{game.seed}:{ply}".encode()).digest()
+    return random.Random(digest)
+
+
+def play_computer_turn(
+    session: Session, game: Game, state: engine.GameState, seat: str, level: str, now: datetime
+) -> engine.GameState:
+    """Play ``seat``'s whole turn, one move at a time, each chosen from the seat's view and
+    applied like a person's (the move listeners hear it: the next turn starts, or the game
+    ends). Call with the game locked. Returns the position after the turn."""
+    rng = computer_rng(game, state.ply)
+    for _ in range(MOVES_PER_TURN_MAX):
+        if state.result is not None or state.to_move != seat:
+            break
+        move = choose_move(engine.player_view(state, seat), level, rng)
+        state, events = apply_to_locked(session, game, state, seat, state.ply, [move], now=now)
+        if any(isinstance(event, engine.TurnStarted) for event in events):
+            break
+    return state

@@ -1,0 +1,59 @@
+"""What a series' page shows: its games in order, each one's result and points (R23), the
+running score, and where the series stands. Only what the games' public pages show already."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+import engine
+from service.games import store
+from service.games.series import series_goal, series_score
+from service.models import GameStatus, Series, SeriesStatus
+from service.present.move_list import names_of
+from service.refusal import Refusal
+
+
+class SeriesNotFoundError(Refusal):
+    status = 404
+    title = "Series not found"
+
+    def __init__(self, public_id: str) -> None:
+        super().__init__(f"There is no series {public_id}. Check that the link is complete.")
+
+
+def series_page_context(session: Session, series: Series) -> dict[str, Any]:
+    score = series_score(session, series)
+    first = score.games[0]
+    assert first.id is not None
+    names = names_of(store.seats_of(session, first.id))
+    running = dict.fromkeys(names, 0)
+    rows = []
+    for number, game in enumerate(score.games, start=1):
+        points: dict[str, int] | None = None
+        if game.status == GameStatus.FINISHED and game.result is not None:
+            points = {s: int(p) for s, p in game.result["series_points"].items()}
+            for seat, p in points.items():
+                running[seat] = running.get(seat, 0) + p
+        rows.append(
+            {
+                "number": number,
+                "public_id": game.public_id,
+                "first": names.get(game.deal["first"]) if game.deal else None,
+                "result": game.result,
+                "status": game.status,
+                "points": points,
+                "running": dict(running) if points is not None else None,
+            }
+        )
+    return {
+        "names": names,
+        "ruleset_title": engine.get_ruleset(first.ruleset).title,
+        "goal": series_goal(series),
+        "rows": rows,
+        "totals": score.totals,
+        "over": score.over,
+        "winner": score.winner,
+        "left_by": series.left_by if series.status == SeriesStatus.LEFT else None,
+    }

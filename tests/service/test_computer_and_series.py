@@ -1,0 +1,354 @@
+"""The computer opponent and series of games, in the service (issue 11), on SQLite and PostgreSQL:
+a game against the computer to its end, its delay, no email to it, its seat's view only; a series
+to points and of a number of games, who plays first (R2), the score (R23), leaving, the series
+page."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import select
+
+import engine
+from service import tokens
+from service.db import session_scope
+from service.games import store
+from service.games.computer import computer_email
+from service.games.series import series_score
+from service.games.state import apply_moves, load_state
+from service.lobby.forms import FormError, parse_new_game
+from service.lobby.lifecycle import create_game
+from service.models import Game, GameStatus, Series, SeriesStatus
+from service.outbox.models import OutboxMessage
+from service.turns.scan import Checked, check_game
+from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
+
+
+@pytest.fixture
+def app(database_url: str) -> Iterator[Flask]:
+    """The test app with a computer that plays at once (its delay is 0)."""
+    app = make_test_app(database_url, COMPUTER_DELAY_S=0)
+    yield app
+    empty_and_close(app)
+
+
+def new_game(app: Flask, **fields: str) -> int:
+    """A game made by its creator's own browser (so nothing waits for a confirmation)."""
+    form = {**VALID_FORM, **fields}
+    with app.app_context(), session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form), creator_present=True)
+        assert game.id is not None
+        return game.id
+
+
+def play_people(app: Flask, game_id: int, rng: random.Random, *, limit: int = 400) -> Game:
+    """Play random legal moves for the people's seats until the game ends (the computer's
+    turns play themselves after each commit). Returns the game row at the end."""
+    with app.app_context():
+        for _ in range(limit):
+            with session_scope() as session:
+                game = store.get_game(session, game_id)
+                if game.status != GameStatus.ACTIVE:
+                    return game
+                state = load_state(session, game)
+                seat = state.to_move
+                assert seat is not None
+                _, player = store.seats_of(session, game_id)[seat]
+                assert player.computer is None, "the computer's turn was not played"
+                move = rng.choice(engine.legal_moves(state))
+                apply_moves(session, game_id, seat, state.ply, [move])
+        raise AssertionError("the game did not end")
+
+
+def outbox_to(app: Flask, email: str) -> list[OutboxMessage]:
+    with app.app_context(), session_scope() as session:
+        return list(
+            session.exec(select(OutboxMessage).where(OutboxMessage.recipient == email)).all()
+        )
+
+
+# --- the computer --------------------------------------------------------------------------
+
+
+def test_a_game_against_the_computer_is_dealt_at_once_and_played_to_its_end(app: Flask) -> None:
+    game_id = new_game(app, b_computer="normal", b_name="", b_email="")
+    game = play_people(app, game_id, random.Random(1))
+    assert game.status == GameStatus.FINISHED
+    with app.app_context(), session_scope() as session:
+        seats = store.seats_of(session, game_id)
+        assert seats["B"][1].computer == "normal"
+        assert seats["B"][0].accepted
+        log = store.move_log(session, game_id)
+    assert {entry.seat for entry in log} == {"A", "B"}
+    # The computer reads no email; its opponent got their turns and the end.
+    assert outbox_to(app, computer_email("normal")) == []
+    kinds = {row.kind for row in outbox_to(app, VALID_FORM["a_email"])}
+    assert {"game_started", "game_over"} <= kinds
+
+
+@pytest.mark.parametrize("ruleset", ["schotten-totten", "battleline-3p"])
+def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
+    fields = {"ruleset": ruleset, "b_computer": "random"}
+    if ruleset.endswith("3p"):
+        fields |= {"c_name": "Carol", "c_email": "carol@example.org"}
+    game_id = new_game(app, **fields)
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        if ruleset.endswith("3p"):
+            # Carol is invited; the computer is in already.
+            assert game.status == GameStatus.INVITED
+            seats = store.seats_of(session, game_id)
+            assert seats["B"][0].accepted and not seats["C"][0].accepted
+            token = tokens.SeatToken(game_id=game_id, seat="C", generation=0)
+            from service.lobby.lifecycle import accept_invitation
+
+            accept_invitation(session, token)
+    game = play_people(app, game_id, random.Random(2))
+    assert game.status == GameStatus.FINISHED
+
+
+def test_two_computer_seats_in_a_game_for_three(app: Flask) -> None:
+    game_id = new_game(
+        app, ruleset="battleline-3p", b_computer="random", c_computer="normal"
+    )
+    game = play_people(app, game_id, random.Random(3))
+    assert game.status == GameStatus.FINISHED
+    with app.app_context(), session_scope() as session:
+        seats = store.seats_of(session, game_id)
+    assert [seats[s][1].computer for s in "ABC"] == [None, "random", "normal"]
+
+
+def test_the_computer_waits_its_delay_then_the_scan_plays_its_turn(database_url: str) -> None:
+    app = make_test_app(database_url, COMPUTER_DELAY_S=300)
+    start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    app.config["CLOCK_NOW"] = start
+    try:
+        game_id = new_game(app, b_computer="random")
+        with app.app_context(), session_scope() as session:
+            game = store.get_game(session, game_id)
+            state = load_state(session, game)
+        if state.to_move == "A":
+            with app.app_context(), session_scope() as session:
+                state = load_state(session, store.get_game(session, game_id))
+                apply_moves(session, game_id, "A", state.ply, [engine.legal_moves(state)[0]])
+                # ... and the rest of A's turn, until the computer is to move.
+            with app.app_context():
+                _finish_turn(game_id, "A")
+        with app.app_context(), session_scope() as session:
+            game = store.get_game(session, game_id)
+            ply = game.ply
+            assert game.to_move == "B" and game.next_check_at is not None
+            assert game.next_check_at == game.turn_started_at + timedelta(seconds=300)
+        with app.app_context():
+            assert check_game(game_id, start + timedelta(seconds=299)) is Checked.NOTHING
+            with session_scope() as session:
+                assert store.get_game(session, game_id).ply == ply
+            app.config["CLOCK_NOW"] = start + timedelta(seconds=301)
+            assert check_game(game_id, start + timedelta(seconds=301)) is Checked.COMPUTER_PLAYED
+            assert check_game(game_id, start + timedelta(seconds=302)) is Checked.NOTHING
+            with session_scope() as session:
+                game = store.get_game(session, game_id)
+                assert game.ply > ply and game.to_move == "A"
+    finally:
+        empty_and_close(app)
+
+
+def _finish_turn(game_id: int, seat: str) -> None:
+    """Play ``seat``'s first legal moves until its turn ends."""
+    while True:
+        with session_scope() as session:
+            state = load_state(session, store.get_game(session, game_id))
+            if state.to_move != seat or state.result is not None:
+                return
+            apply_moves(session, game_id, seat, state.ply, [engine.legal_moves(state)[0]])
+
+
+def test_nobody_can_name_the_computer_s_address_or_an_unknown_level() -> None:
+    with pytest.raises(FormError) as error:
+        parse_new_game({**VALID_FORM, "b_email": computer_email("strong")})
+    assert "b_email" in error.value.errors
+    with pytest.raises(FormError) as error:
+        parse_new_game({**VALID_FORM, "b_computer": "godlike"})
+    assert "b_computer" in error.value.errors
+    with pytest.raises(FormError) as error:
+        parse_new_game({**VALID_FORM, "c_computer": "normal"})
+    assert "c_computer" in error.value.errors
+
+
+# --- series ----------------------------------------------------------------------------------
+
+
+def _series_of(app: Flask, game_id: int) -> tuple[Series, list[Game]]:
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        assert game.series_id is not None
+        series = session.get(Series, game.series_id)
+        assert series is not None
+        score = series_score(session, series)
+        return series, list(score.games)
+
+
+def test_a_series_of_three_games_deals_each_next_game_and_ends(app: Flask) -> None:
+    first_id = new_game(app, b_computer="random", series="games", series_games="3")
+    rng = random.Random(4)
+    game_id = first_id
+    seen: list[Game] = []
+    for number in range(1, 4):
+        game = play_people(app, game_id, rng)
+        series, games = _series_of(app, first_id)
+        assert [g.id for g in games[:number]] == [g.id for g in [*seen, game]][:number]
+        seen.append(game)
+        if number < 3:
+            assert len(games) == number + 1
+            following = games[-1]
+            assert following.status == GameStatus.ACTIVE
+            # R2: the winner of the previous game plays first; after a draw, the cut decides.
+            assert following.deal is not None
+            if game.result and game.result["winner"]:
+                assert following.deal["first"] == game.result["winner"]
+                assert not following.deal.get("cuts")
+            assert following.id is not None
+            game_id = following.id
+        else:
+            assert len(games) == 3
+            assert series.status == SeriesStatus.FINISHED
+    # R23: the score is the sum of each game's points.
+    with app.app_context(), session_scope() as session:
+        series = session.get(Series, seen[0].series_id)
+        assert series is not None
+        score = series_score(session, series)
+    expected: dict[str, int] = {"A": 0, "B": 0}
+    for game in seen:
+        assert game.result is not None
+        for seat, points in game.result["series_points"].items():
+            expected[seat] += points
+    assert score.totals == expected
+    # The game-over emails of the series told its score; the last one its end.
+    overs = [r for r in outbox_to(app, VALID_FORM["a_email"]) if r.kind == "game_over"]
+    assert len(overs) == 3
+    assert "after game 1" in overs[0].text_body and "The next game is dealt" in overs[0].text_body
+    assert "The series is over" in overs[-1].text_body
+
+
+def test_a_series_to_points_ends_when_one_player_reaches_them(app: Flask) -> None:
+    first_id = new_game(app, b_computer="random", series="points", series_points="5")
+    rng = random.Random(5)
+    game_id = first_id
+    for _ in range(10):
+        play_people(app, game_id, rng)
+        series, games = _series_of(app, first_id)
+        if series.status != SeriesStatus.PLAYING:
+            break
+        assert games[-1].id is not None
+        game_id = games[-1].id
+    assert series.status == SeriesStatus.FINISHED
+    with app.app_context(), session_scope() as session:
+        score = series_score(session, series)
+    assert max(score.totals.values()) >= 5 and score.winner is not None
+
+
+def test_leaving_a_series_tells_the_others_and_deals_no_next_game(
+    app: Flask, client: FlaskClient
+) -> None:
+    game_id = new_game(app, series="games", series_games="5")
+    with app.app_context(), session_scope() as session:
+        from service.lobby.lifecycle import accept_invitation
+
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+        token = tokens.make_private_token(game_id, "B", 0)
+    page = client.get(f"/p/{token}/leave-series")
+    assert page.status_code == 200 and "Leave this series?" in page.get_data(as_text=True)
+    assert client.post(f"/p/{token}/leave-series").status_code == 303
+    assert client.post(f"/p/{token}/leave-series").status_code == 303  # twice: nothing more
+    told = [r for r in outbox_to(app, VALID_FORM["a_email"]) if r.kind == "series_left"]
+    assert len(told) == 1 and "Bob left your series" in told[0].text_body
+    game = play_people(app, game_id, random.Random(6))
+    series, games = _series_of(app, game_id)
+    assert series.status == SeriesStatus.LEFT and series.left_by == "B"
+    assert [g.id for g in games] == [game.id]
+    assert client.get(f"/p/{token}/leave-series").status_code == 409
+
+
+def test_leaving_a_single_game_is_refused(app: Flask, client: FlaskClient) -> None:
+    game_id = new_game(app)
+    with app.app_context():
+        token = tokens.make_private_token(game_id, "A", 0)
+    response = client.post(f"/p/{token}/leave-series")
+    assert response.status_code == 409
+
+
+def test_the_series_page_shows_each_game_its_points_and_the_running_score(
+    app: Flask, client: FlaskClient
+) -> None:
+    first_id = new_game(app, b_computer="random", series="games", series_games="2")
+    rng = random.Random(7)
+    play_people(app, first_id, rng)
+    series, games = _series_of(app, first_id)
+    assert games[-1].id is not None
+    play_people(app, games[-1].id, rng)
+    series, games = _series_of(app, first_id)
+    page = client.get(f"/series/{series.public_id}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    for game in games:
+        assert f"/games/{game.public_id}" in html
+    assert "Game 2" in html and "(total " in html
+    assert client.get("/series/no-such-series").status_code == 404
+
+
+# --- a rematch -------------------------------------------------------------------------------
+
+
+def test_a_rematch_invites_the_other_player_who_accepts_from_their_email(
+    app: Flask, client: FlaskClient
+) -> None:
+    game_id = new_game(app)
+    with app.app_context(), session_scope() as session:
+        from service.lobby.lifecycle import accept_invitation
+
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+    play_people(app, game_id, random.Random(8))
+    with app.app_context():
+        bob = tokens.make_private_token(game_id, "B", 0)
+    over = [r for r in outbox_to(app, "bob@example.org") if r.kind == "game_over"]
+    assert f"/p/{bob.split('.')[0]}" in over[0].text_body and "/rematch" in over[0].text_body
+    assert client.get(f"/p/{bob}/rematch").status_code == 200
+    response = client.post(f"/p/{bob}/rematch")
+    assert response.status_code == 303
+    again = client.post(f"/p/{bob}/rematch")  # pressed twice: the same new game
+    assert again.headers["Location"].split(".")[0] == response.headers["Location"].split(".")[0]
+    with app.app_context(), session_scope() as session:
+        games = session.exec(select(Game).order_by(Game.id)).all()
+        assert len(games) == 2
+        rematch = games[1]
+        assert rematch.status == GameStatus.INVITED and rematch.id is not None
+        seats = store.seats_of(session, rematch.id)
+        # Bob offered it: he sits at A, Alice is invited.
+        assert seats["A"][1].email == "bob@example.org" and seats["A"][0].accepted
+        assert seats["B"][1].email == "alice@example.org" and not seats["B"][0].accepted
+    invitations = [r for r in outbox_to(app, "alice@example.org") if r.kind == "invitation"]
+    assert len(invitations) == 1 and invitations[0].game_id == rematch.id
+
+
+def test_a_rematch_is_refused_while_the_game_goes_on(app: Flask, client: FlaskClient) -> None:
+    game_id = new_game(app, b_computer="random")
+    with app.app_context():
+        token = tokens.make_private_token(game_id, "A", 0)
+    assert client.get(f"/p/{token}/rematch").status_code == 409
+    assert client.post(f"/p/{token}/rematch").status_code == 409
+
+
+def test_a_rematch_against_the_computer_is_dealt_at_once(app: Flask, client: FlaskClient) -> None:
+    game_id = new_game(app, b_computer="random")
+    play_people(app, game_id, random.Random(9))
+    with app.app_context():
+        token = tokens.make_private_token(game_id, "A", 0)
+    assert client.post(f"/p/{token}/rematch").status_code == 303
+    with app.app_context(), session_scope() as session:
+        games = session.exec(select(Game).order_by(Game.id)).all()
+        assert [g.status for g in games] == [GameStatus.FINISHED, GameStatus.ACTIVE]
