@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from email.utils import make_msgid
 from typing import Any
 
 import pytest
@@ -21,18 +22,19 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games import store
+from service.inbound.receive import receive
+from service.models import Series
 from service.outbox import MailKind
 from service.outbox.addresses import confirm, mark_bouncing
 from service.templating import card_face
 from tests.browser.conftest import ARTEFACTS, DESKTOP, Axe, LiveServer
 from tests.service.conftest import VALID_FORM, sign_in_as
+from tests.service.replies import reply_bytes
 from tests.worker.outbox_rows import link_to, links, rows
 from tests.worker.turn_games import bring_every_turn_email, state_of
 
 SERIOUS = ("serious", "critical")
 ANN, BEN, CAT = "ann@example.org", "ben@example.org", "cat@example.org"
-# Kinds that only a reply by email brings about (tests/service: play by reply).
-BY_REPLY = {"reply_receipt", "reply_refused", "reply_other_sender", "series_left"}
 
 
 @pytest.fixture
@@ -169,6 +171,8 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
     finally:
         app.config.pop("CLOCK_NOW", None)
     audit.check("public page, game over", f"/games/{store_public_id(server, game_id)}")
+    audit.check("rematch page", mover_page + "/rematch")
+    check_series_and_replies(audit, client)
     audit.check("no such page", "/games/no-such-game", status=404)
     audit.check("outbox", "/dev/outbox")
     audit.check("outbox, an email", f"/dev/outbox/{your_turn.id}")
@@ -177,11 +181,48 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
     newest_of_kind = {row.kind: row for row in rows(app)}
     for kind, row in sorted(newest_of_kind.items()):
         audit.check(f"email: {kind}", f"/dev/outbox/{row.id}/html")
-    missing = {kind.value for kind in MailKind} - set(newest_of_kind) - BY_REPLY
+    missing = {kind.value for kind in MailKind} - set(newest_of_kind)
     assert not missing, f"no email of these kinds was looked at: {missing}"
 
     audit.write()
     assert not audit.serious(), audit.serious()
+
+
+def check_series_and_replies(audit: Audit, client: Any) -> None:
+    """A series between Ann (signed in) and Ben: its page and the page to leave it; Ben leaves
+    (Ann is told). Replies by email to Ann's "your turn" email: a receipt, a refusal, and a
+    reply from another address (the seat's own address is told)."""
+    server, app = audit.server, audit.server.app
+    series_form = {
+        **VALID_FORM, "a_name": "Ann", "a_email": ANN, "b_name": "Ben", "b_email": BEN,
+        "series": "games", "series_games": "3",
+    }  # fmt: skip
+    assert client.post("/games/new", data=series_form).status_code == 303
+    invitation = newest(server, MailKind.INVITATION, BEN)
+    accept = re.sub(r"^https?://[^/]+", "", link_to(invitation.text_body, "/accept"))
+    assert client.post(accept).status_code == 303
+    game_id = invitation.game_id
+    assert game_id is not None
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        series = session.get(Series, game.series_id)
+        assert series is not None
+        ben_page = f"/p/{tokens.make_private_token(game_id, 'B', 0)}"
+    audit.check("series page", f"/series/{series.public_id}")
+    audit.check("leave the series page", ben_page + "/leave-series")
+    assert client.post(ben_page + "/leave-series").status_code == 303
+
+    state = state_of(app, game_id)
+    mover_mail = ANN if state.to_move == "A" else BEN
+    your_turn = newest(server, MailKind.YOUR_TURN, mover_mail)
+    stranger = "someone@example.net"
+    for text, sender in (("xyzzy plugh", None), ("claim 9", stranger)):
+        raw = reply_bytes(your_turn, text, sender=sender)
+        with app.app_context():
+            receive(raw)
+    legal = engine.legal_moves(state_of(app, game_id))
+    with app.app_context():
+        receive(reply_bytes(your_turn, legal[0].action_text(), message_id=make_msgid()))
 
 
 def store_public_id(server: LiveServer, game_id: int) -> str:
