@@ -248,6 +248,22 @@ def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPos
     return None if row is None else StoredPosition(*row)
 
 
+_SNAPSHOTS_UP_TO = (
+    sa.select(col(Snapshot.ply), col(Snapshot.state))
+    .where(
+        col(Snapshot.game_id) == sa.bindparam("game_id"),
+        col(Snapshot.ply) <= sa.bindparam("ply"),
+    )
+    .order_by(col(Snapshot.ply))
+)
+
+
+def snapshots_up_to(session: Session, game_id: int, ply: int) -> list[StoredPosition]:
+    """Every snapshot of a game at or before ``ply``, in order (one per block of plies: a few)."""
+    rows = session.execute(_SNAPSHOTS_UP_TO, {"game_id": game_id, "ply": ply})
+    return [StoredPosition(*row) for row in rows]
+
+
 def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> None:
     """Store ``engine.state_to_json`` of the game after ``ply`` log entries. The snapshot before
     it is replaced in place unless it is the first of its block (``SNAPSHOT_BLOCK``), so a game

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 import engine
+from service.games import store
 from service.games.state import state_at
 from service.games.store import LogEntry
 from service.models import Game
@@ -149,21 +150,56 @@ def claims_in_log(
     """The claims among ``entries``, explained, by the entry's ply: each from the position just
     before it (a snapshot and a few moves, ``state_at``), kept once computed (the log never
     changes, and a page lists the same claims at every visit)."""
+    claims = [e for e in entries if e.notation.split(":", 1)[-1].strip().startswith("claim ")]
+    with _KEPT_LOCK:
+        missing = [e for e in claims if (game.public_id, e.ply, e.notation) not in _KEPT]
+    before = _positions_before(session, game, [e.ply for e in missing], entries)
     found = {}
-    for entry in entries:
-        if entry.notation.split(":", 1)[-1].strip().startswith("claim "):
-            claim = _claim_at(session, game, entry)
-            if claim is not None:
-                found[entry.ply] = claim
+    for entry in claims:
+        claim = _claim_at(session, game, entry, before.get(entry.ply))
+        if claim is not None:
+            found[entry.ply] = claim
     return found
 
 
-def _claim_at(session: Session, game: Game, entry: LogEntry) -> ClaimExplained | None:
+def _positions_before(
+    session: Session, game: Game, plies: Sequence[int], entries: Sequence[LogEntry]
+) -> dict[int, engine.GameState]:
+    """The positions at ``plies`` (before each claim), from the game's few snapshots (one query)
+    and the log ``entries`` at hand, walking forward once: a long game's page explains all its
+    claims without a query and a replay per claim. Plies that ``entries`` do not reach are left
+    out (``_claim_at`` reads them alone)."""
+    if not plies or game.id is None:
+        return {}
+    by_ply = {entry.ply: entry for entry in entries}
+    snapshots = store.snapshots_up_to(session, game.id, max(plies))
+    found: dict[int, engine.GameState] = {}
+    state: engine.GameState | None = None
+    for ply in sorted(plies):
+        nearest = max((s for s in snapshots if s.ply <= ply), key=lambda s: s.ply, default=None)
+        if nearest is None:
+            continue
+        if state is None or state.ply > ply or state.ply < nearest.ply:
+            state = engine.state_from_json(nearest.state)
+        while state is not None and state.ply < ply:
+            entry = by_ply.get(state.ply)
+            if entry is None:
+                state = None
+                break
+            state, _ = engine.apply(state, engine.parse_move(entry.notation, state.ruleset))
+        if state is not None:
+            found[ply] = state
+    return found
+
+
+def _claim_at(
+    session: Session, game: Game, entry: LogEntry, before: engine.GameState | None
+) -> ClaimExplained | None:
     key = (game.public_id, entry.ply, entry.notation)
     with _KEPT_LOCK:
         if key in _KEPT:
             return _KEPT[key]
-    state = state_at(session, game, entry.ply)
+    state = before if before is not None else state_at(session, game, entry.ply)
     claim = None
     if state is not None:
         move = engine.parse_move(entry.notation, state.ruleset)
