@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from email.utils import make_msgid
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games import store
-from service.inbound.receive import receive
+from service.inbound.receive import Outcome, receive
 from service.models import Series
 from service.outbox import MailKind
 from service.outbox.addresses import confirm, mark_bouncing
@@ -214,15 +213,19 @@ def check_series_and_replies(audit: Audit, client: Any) -> None:
 
     state = state_of(app, game_id)
     mover_mail = ANN if state.to_move == "A" else BEN
-    your_turn = newest(server, MailKind.YOUR_TURN, mover_mail)
-    stranger = "someone@example.net"
-    for text, sender in (("xyzzy plugh", None), ("claim 9", stranger)):
-        raw = reply_bytes(your_turn, text, sender=sender)
+    # This game's "your turn" email (not the last one of Ann and Ben's first game).
+    # This game's latest email to the player to move (its first turn's email goes on after
+    # the commit; the "cards dealt" email is of the same position).
+    your_turn = rows(app, recipient=mover_mail, game_id=game_id)[-1]
+    answers = {
+        "xyzzy plugh": (None, Outcome.REFUSED),
+        "claim 9": ("someone@example.net", Outcome.OTHER_SENDER),
+        engine.legal_moves(state)[0].action_text(): (None, Outcome.APPLIED),
+    }
+    for text, (sender, outcome) in answers.items():
         with app.app_context():
-            receive(raw)
-    legal = engine.legal_moves(state_of(app, game_id))
-    with app.app_context():
-        receive(reply_bytes(your_turn, legal[0].action_text(), message_id=make_msgid()))
+            received = receive(reply_bytes(your_turn, text, sender=sender))
+        assert received.outcome is outcome, (text, received)
 
 
 def store_public_id(server: LiveServer, game_id: int) -> str:
