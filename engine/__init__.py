@@ -20,7 +20,7 @@ from engine.claims import (
     provable_flags,
     visible_cards,
 )
-from engine.deal import Deal, deal, deal_from_seed, seed_commitment, start
+from engine.deal import Deal, deal, deal_from_seed, describe_cut, seed_commitment, start
 from engine.errors import (
     EngineError,
     IllegalMoveError,
@@ -118,6 +118,7 @@ __all__ = [
     "claim_proofs",
     "deal",
     "deal_from_seed",
+    "describe_cut",
     "evaluate",
     "flags_held",
     "formation_size",

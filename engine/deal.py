@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card, troop_parts
@@ -35,19 +36,24 @@ class Deal:
 
     def describe_cut(self) -> str:
         """The cut in words, as shown to every player (R2, V6.1)."""
-        if not self.cuts:
-            return f"{self.first} plays first (winner of the previous game)"
-        seats = SEATS[: len(self.hands)]
-        lines = [
-            ", ".join(
-                f"{seat} cut {card}"
-                for seat, card in zip(seats, cut, strict=True)
-                if card is not None
-            )
-            for cut in self.cuts
-        ]
-        dealer = seats[seats.index(self.first) - 1]
-        return "; ".join(lines) + f": {dealer} deals, {self.first} plays first"
+        return describe_cut(self.first, self.cuts, len(self.hands))
+
+
+def describe_cut(first: str, cuts: Sequence[Sequence[str | None]], players: int) -> str:
+    """A deal's cut in words from its stored fields (``first``, ``cuts`` of a FORMATS.md
+    record): "A cut Y7, B cut R3: B deals, A plays first". Pages show it on every view, without
+    reading the whole deal."""
+    if not cuts:
+        return f"{first} plays first (winner of the previous game)"
+    seats = SEATS[:players]
+    lines = [
+        ", ".join(
+            f"{seat} cut {card}" for seat, card in zip(seats, cut, strict=True) if card is not None
+        )
+        for cut in cuts
+    ]
+    dealer = seats[seats.index(first) - 1]
+    return "; ".join(lines) + f": {dealer} deals, {first} plays first"
 
 
 def seed_commitment(seed: str) -> str:

@@ -71,6 +71,7 @@ def _after_rollback(session: Session) -> None:
     for key in _DISPATCHERS:
         session.info.pop(key, None)
 
+
 TIMEOUT_SETTING = "battleline_publish_timeout"
 """Celery setting (from ``BROKER_PUBLISH_TIMEOUT_S``): the longest a caller waits, in seconds."""
 PAUSE_SETTING = "battleline_publish_pause"

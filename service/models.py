@@ -312,9 +312,7 @@ class InboundMessage(SQLModel, table=True):
     hour are what the per-address limit counts."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (
-        sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),
-    )
+    __table_args__ = (sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),)
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=250, unique=True)

@@ -30,3 +30,11 @@ def game_record(game: Game, moves: Sequence[str] = ()) -> engine.GameRecord:
     return engine.GameRecord.from_json(
         {"ruleset": game.ruleset, "claims": game.claims, **game.deal, "moves": list(moves)}
     )
+
+
+def cut_words(game: Game) -> str:
+    """The cut of a dealt game in words (R2), from its stored deal fields alone."""
+    if game.deal is None:
+        raise ValueError(f"game {game.id} has not been dealt")
+    players = len(engine.get_ruleset(game.ruleset).seats)
+    return engine.describe_cut(game.deal["first"], game.deal.get("cuts", []), players)

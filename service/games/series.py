@@ -66,9 +66,7 @@ def series_goal(series: Series) -> str:
 def series_score(session: Session, series: Series) -> SeriesScore:
     """The games of ``series`` and its points so far."""
     games = tuple(
-        session.exec(
-            select(Game).where(Game.series_id == series.id).order_by(col(Game.id))
-        ).all()
+        session.exec(select(Game).where(Game.series_id == series.id).order_by(col(Game.id))).all()
     )
     totals: dict[str, int] = {}
     finished = 0

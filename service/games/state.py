@@ -164,6 +164,34 @@ def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
     return state
 
 
+def states_at(
+    session: Session, game: Game, plies: tuple[int, int], entries: Sequence[store.LogEntry]
+) -> dict[int, engine.GameState]:
+    """The positions after each of two numbers of log entries (a replay's position and the
+    latest), from their nearest snapshots (one query) and the log ``entries`` at hand, which
+    must reach from those snapshots to the plies (the whole log does). A ply the log is not that
+    long for is left out."""
+    assert game.id is not None
+    check_rules_version(game)
+    wanted = [ply for ply in plies if game.deal is not None and 0 <= ply <= game.ply]
+    if not wanted:
+        return {}
+    snapshots = store.snapshots_nearest(session, game.id, wanted[0], wanted[-1])
+    by_ply = {entry.ply: entry for entry in entries}
+    found: dict[int, engine.GameState] = {}
+    for ply in wanted:
+        nearest = max((s for s in snapshots if s.ply <= ply), key=lambda s: s.ply, default=None)
+        if nearest is None or any(p not in by_ply for p in range(nearest.ply, ply)):
+            state = state_at(session, game, ply)  # no snapshot, or a log without these moves
+        else:
+            state = engine.state_from_json(nearest.state)
+            for entry in (by_ply[p] for p in range(nearest.ply, ply)):
+                state, _ = engine.apply(state, engine.parse_move(entry.notation, state.ruleset))
+        if state is not None:
+            found[ply] = state
+    return found
+
+
 def parse_moves(
     moves: Sequence[engine.Move | str], seat: str, ruleset: engine.Ruleset
 ) -> list[engine.Move]:

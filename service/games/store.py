@@ -248,6 +248,34 @@ def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPos
     return None if row is None else StoredPosition(*row)
 
 
+def _nearest_snapshot_ply(name: str) -> Any:
+    return (
+        sa.select(sa.func.max(col(Snapshot.ply)))
+        .where(
+            col(Snapshot.game_id) == sa.bindparam("game_id"),
+            col(Snapshot.ply) <= sa.bindparam(name),
+        )
+        .scalar_subquery()
+    )
+
+
+_SNAPSHOTS_NEAREST_TWO = sa.select(col(Snapshot.ply), col(Snapshot.state)).where(
+    col(Snapshot.game_id) == sa.bindparam("game_id"),
+    col(Snapshot.ply).in_([_nearest_snapshot_ply("first"), _nearest_snapshot_ply("second")]),
+)
+
+
+def snapshots_nearest(
+    session: Session, game_id: int, first: int, second: int
+) -> list[StoredPosition]:
+    """The snapshots nearest before (or at) two plies, in one query of two index lookups: one
+    row when both plies have the same nearest snapshot, none when the game has no snapshot."""
+    rows = session.execute(
+        _SNAPSHOTS_NEAREST_TWO, {"game_id": game_id, "first": first, "second": second}
+    )
+    return [StoredPosition(*row) for row in rows]
+
+
 _SNAPSHOTS_UP_TO = (
     sa.select(col(Snapshot.ply), col(Snapshot.state))
     .where(

@@ -16,7 +16,7 @@ from sqlmodel import Session
 import engine
 from service.games import store
 from service.games.records import game_record
-from service.games.state import check_rules_version, state_at
+from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
 from service.present.board import board_of
 from service.present.claims import claims_in_log
@@ -60,11 +60,10 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     assert game.id is not None
     last = game.ply
     ply = parse_ply(ply_text, last)
-    # Two positions from their nearest snapshots (a few moves replayed at most), not the log.
-    state = state_at(session, game, ply)
-    final = state if ply == last else state_at(session, game, last)
-    assert state is not None and final is not None
     entries = store.move_log(session, game.id)
+    # Two positions from their nearest snapshots and the few moves after them in the log.
+    positions = states_at(session, game, (ply, last), entries)
+    state, final = positions[ply], positions[last]
     finished = game.status == GameStatus.FINISHED
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)

@@ -126,7 +126,7 @@ def board_html(board: Board, labels: Mapping[str, str], formation_size: int) -> 
                 f'\n  <li class="{held}">\n    {_side_html(drawn, row.left, "left", left)}'
                 f'\n    <div class="stake">\n      <span class="num">'
                 f'<span class="visually-hidden">Flag </span>{flag.number}</span>{holder}{size}'
-                f'\n    </div>\n    {_side_html(drawn, row.right, "right", right)}\n  </li>'
+                f"\n    </div>\n    {_side_html(drawn, row.right, 'right', right)}\n  </li>"
             )
         parts.append("\n</ol>")
     return Markup("".join(parts))

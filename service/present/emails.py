@@ -12,7 +12,7 @@ from sqlmodel import Session
 import engine
 from service import tokens
 from service.games import store
-from service.games.records import game_record
+from service.games.records import cut_words
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
@@ -106,7 +106,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     first: str = game.deal["first"]
     creator = engine.get_ruleset(game.ruleset).seats[0]
     accepted_by = in_words([name for letter, name in names.items() if letter != creator])
-    cut = game_record(game).deal.describe_cut()
+    cut = cut_words(game)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in sorted(seats.items()):
         row = queue_email(

@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.games.records import game_record
+from service.games.records import cut_words
 from service.games.series import score_of_game
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
@@ -52,7 +52,7 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "seed": game.seed if finished else None,
         "first": game.deal["first"] if game.deal else None,
         # R2: the cut is shown to both players ("A cut Y7, B cut R3: A deals, B plays first").
-        "cut": game_record(game).deal.describe_cut() if game.deal else None,
+        "cut": cut_words(game) if game.deal else None,
         "created_at": game.created_at,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": game.result,

@@ -29,6 +29,7 @@ from engine import (
     claim_proofs,
     deal,
     deal_from_seed,
+    describe_cut,
     flags_held,
     get_ruleset,
     legal_moves,
@@ -134,6 +135,20 @@ def test_v6_1_cut_words_name_only_the_seats_that_cut() -> None:
         assert text == ", ".join(
             f"{s} cut {c}" for s, c in zip("ABC", cut, strict=True) if c is not None
         )
+
+
+@pytest.mark.parametrize("name", ["battleline", "battleline-3p"])
+def test_r2_cut_words_from_a_records_stored_fields(name: str) -> None:
+    # Pages say the cut from the record's "first" and "cuts" alone, never reading the deck.
+    rs = get_ruleset(name)
+    for dealt in [deal_from_seed(rs, str(seed)) for seed in range(60)] + [
+        deal(rs, random.Random(1), first="B")
+    ]:
+        data = GameRecord(rs, ClaimTiming.ADVANCED, dealt, ()).to_json()
+        words = describe_cut(data["first"], data.get("cuts", []), len(rs.seats))
+        assert words == dealt.describe_cut()
+    assert describe_cut("B", [], 2) == "B plays first (winner of the previous game)"
+    assert describe_cut("A", [["R3", "Y7"]], 2) == "A cut R3, B cut Y7: B deals, A plays first"
 
 
 @pytest.mark.parametrize("name", THREE)

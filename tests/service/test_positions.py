@@ -17,7 +17,7 @@ import engine
 from service import tokens
 from service.db import alembic_config, get_engine, session_scope, upgrade_schema
 from service.games import store
-from service.games.state import apply_moves, load_state, replay_log, state_at
+from service.games.state import apply_moves, load_state, replay_log, state_at, states_at
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, Snapshot
@@ -75,6 +75,26 @@ def test_any_position_equals_the_replay_of_the_log(app: Flask) -> None:
         assert state_at(session, game, game.ply + 1) is None
         assert state_at(session, game, -1) is None
         assert game.to_move is None and game.status == "finished"
+
+
+def test_two_positions_at_once_equal_the_replay_of_the_log(app: Flask) -> None:
+    # The public page's pair (the position asked for and the latest) from one snapshot query
+    # and the log at hand; a log that does not reach back to the snapshots is read from the
+    # database instead.
+    game_id = _played_game(app, 13)
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, game_id)
+        entries = store.move_log(session, game_id)
+        replayed = [
+            engine.state_to_json(s) for s in replay_log(game, [e.notation for e in entries])
+        ]
+        last = game.ply
+        for ply in range(last + 1):
+            for log in (entries, entries[ply:]):
+                found = states_at(session, game, (ply, last), log)
+                assert engine.state_to_json(found[ply]) == replayed[ply], ply
+                assert engine.state_to_json(found[last]) == replayed[last]
+        assert states_at(session, game, (last + 1, last + 2), entries) == {}
 
 
 def test_snapshots_are_kept_per_block_and_at_the_latest_ply(app: Flask) -> None:
