@@ -44,7 +44,7 @@ from engine.record import (
     state_to_json,
 )
 from engine.rulesets import RULESETS, ClaimTiming, Ruleset, get_ruleset
-from engine.series import series_points
+from engine.series import series_leaders, series_over, series_points, series_winner
 from engine.state import SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
 from engine.view import (
     ClaimProofView,
@@ -133,7 +133,10 @@ __all__ = [
     "replay",
     "replay_states",
     "seed_commitment",
+    "series_leaders",
+    "series_over",
     "series_points",
+    "series_winner",
     "spectator_view",
     "start",
     "state_from_json",

@@ -33,27 +33,29 @@ class SeriesScore:
     """Points by seat letter, over the finished games."""
     finished_games: int
 
+    def _goal(self) -> dict[str, int | None]:
+        return {
+            "target_points": self.series.target_points,
+            "games_planned": self.series.games_planned,
+        }
+
     @property
     def leaders(self) -> list[str]:
-        top = max(self.totals.values(), default=0)
-        return [seat for seat, points in self.totals.items() if points == top]
+        return engine.series_leaders(self.totals)
 
     @property
     def over(self) -> bool:
-        """Whether the finished games end the series (or a player left it)."""
+        """Whether the finished games end the series (R23), or a player left it."""
         if self.series.status != SeriesStatus.PLAYING:
             return True
-        if self.series.target_points is not None:
-            reached = [s for s, p in self.totals.items() if p >= self.series.target_points]
-            return len(reached) >= 1 and len(self.leaders) == 1
-        return self.finished_games >= self.series.games_planned
+        return engine.series_over(self.totals, self.finished_games, **self._goal())
 
     @property
     def winner(self) -> str | None:
-        """The seat that won the series once it is over (None: level, or still playing)."""
-        if not self.over or self.series.status == SeriesStatus.LEFT or len(self.leaders) != 1:
+        """The seat that won the series once it is over (None: level, left, or still playing)."""
+        if self.series.status == SeriesStatus.LEFT:
             return None
-        return self.leaders[0]
+        return engine.series_winner(self.totals, self.finished_games, **self._goal())
 
 
 def series_goal(series: Series) -> str:
@@ -99,9 +101,9 @@ def continue_series(
     game exists exactly when the last one is over."""
     if game.series_id is None or state.result is None:
         return None
-    series = session.get(Series, game.series_id)
-    assert series is not None
-    score = series_score(session, series)
+    score = score_of_game(session, game)
+    assert score is not None
+    series = score.series
     if score.over:
         if series.status == SeriesStatus.PLAYING:
             series.status = SeriesStatus.FINISHED

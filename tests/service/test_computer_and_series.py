@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlmodel import select
+from sqlmodel import col, select
 
 import engine
 from service import tokens
@@ -68,7 +68,11 @@ def play_people(app: Flask, game_id: int, rng: random.Random, *, limit: int = 40
 def outbox_to(app: Flask, email: str) -> list[OutboxMessage]:
     with app.app_context(), session_scope() as session:
         return list(
-            session.exec(select(OutboxMessage).where(OutboxMessage.recipient == email)).all()
+            session.exec(
+                select(OutboxMessage)
+                .where(OutboxMessage.recipient == email)
+                .order_by(col(OutboxMessage.id))  # queued order (a row's place moves when sent)
+            ).all()
         )
 
 
@@ -113,9 +117,7 @@ def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
 
 
 def test_two_computer_seats_in_a_game_for_three(app: Flask) -> None:
-    game_id = new_game(
-        app, ruleset="battleline-3p", b_computer="random", c_computer="normal"
-    )
+    game_id = new_game(app, ruleset="battleline-3p", b_computer="random", c_computer="normal")
     game = play_people(app, game_id, random.Random(3))
     assert game.status == GameStatus.FINISHED
     with app.app_context(), session_scope() as session:
