@@ -533,8 +533,8 @@ def main() -> None:
                 f"{size:,} games stored (copied in {time.perf_counter() - start:.1f} s)",
                 file=progress,
             )
-            row = db.execute("SELECT max(id) FROM snapshots").fetchone()
-            last_snapshot = row[0] if row else 0
+            row = db.execute("SELECT max(id) FROM moves").fetchone()
+            last_move = row[0] if row else 0
             # Copy g is a copy of template (g % TEMPLATES) + 1, as copy_games makes them.
             template_of = {g: by_id[template_ids[g % TEMPLATES]] for g in range(1, size + 1)}
             copies = range(first_copy, size + 1)
@@ -564,7 +564,7 @@ def main() -> None:
             results.append(measure("move", size, base, moves, workdir, args, once=True))
             used_for_moves = size
             played = db.execute(
-                "SELECT count(DISTINCT game_id) FROM snapshots WHERE id > %s", (last_snapshot,)
+                "SELECT count(DISTINCT game_id) FROM moves WHERE id > %s", (last_move,)
             ).fetchone()
             print(f"  games moved on by these POSTs: {played[0] if played else 0}", file=progress)
         db.close()

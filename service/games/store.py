@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select, update
 
 import engine
+from service.db import read_rows
 from service.models import Game, GameStatus, MoveEntry, Player, Seat, Snapshot, utcnow
 from service.refusal import Refusal
 
@@ -244,7 +245,7 @@ _SNAPSHOT_AT_OR_BEFORE = (
 
 def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPosition | None:
     """The snapshot nearest before (or at) ``ply``; one index range scan."""
-    row = session.execute(_SNAPSHOT_AT_OR_BEFORE, {"game_id": game_id, "ply": ply}).first()
+    row = read_rows(session, _SNAPSHOT_AT_OR_BEFORE, {"game_id": game_id, "ply": ply}).first()
     return None if row is None else StoredPosition(*row)
 
 
@@ -270,8 +271,8 @@ def snapshots_nearest(
 ) -> list[StoredPosition]:
     """The snapshots nearest before (or at) two plies, in one query of two index lookups: one
     row when both plies have the same nearest snapshot, none when the game has no snapshot."""
-    rows = session.execute(
-        _SNAPSHOTS_NEAREST_TWO, {"game_id": game_id, "first": first, "second": second}
+    rows = read_rows(
+        session, _SNAPSHOTS_NEAREST_TWO, {"game_id": game_id, "first": first, "second": second}
     )
     return [StoredPosition(*row) for row in rows]
 
@@ -288,7 +289,7 @@ _SNAPSHOTS_UP_TO = (
 
 def snapshots_up_to(session: Session, game_id: int, ply: int) -> list[StoredPosition]:
     """Every snapshot of a game at or before ``ply``, in order (one per block of plies: a few)."""
-    rows = session.execute(_SNAPSHOTS_UP_TO, {"game_id": game_id, "ply": ply})
+    rows = read_rows(session, _SNAPSHOTS_UP_TO, {"game_id": game_id, "ply": ply})
     return [StoredPosition(*row) for row in rows]
 
 
@@ -349,7 +350,7 @@ _MOVE_LOG = (
 
 def moves_from(session: Session, game_id: int, first: int, end: int) -> list[LogEntry]:
     """The log entries of plies ``first`` to ``end - 1``, in order."""
-    rows = session.execute(_MOVES_FROM, {"game_id": game_id, "first": first, "end": end})
+    rows = read_rows(session, _MOVES_FROM, {"game_id": game_id, "first": first, "end": end})
     return [LogEntry(*row) for row in rows]
 
 
@@ -364,4 +365,4 @@ def append_move(session: Session, game_id: int, ply: int, seat: str, notation: s
 
 def move_log(session: Session, game_id: int) -> list[LogEntry]:
     """Every log entry of a game, in order."""
-    return [LogEntry(*row) for row in session.execute(_MOVE_LOG, {"game_id": game_id})]
+    return [LogEntry(*row) for row in read_rows(session, _MOVE_LOG, {"game_id": game_id})]

@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from service import tokens
 from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
-from service.db import session_scope
+from service.db import read_scope, session_scope
 from service.games import store
 from service.games.preferences import (
     parse_preferences_form,
@@ -42,7 +42,7 @@ def public_page(public_id: str) -> Response | str:
     """A game's public page: before the deal its settings and players; after it the board at
     ``?ply=``, the move list and the replay."""
     ply = request.args.get("ply")
-    with session_scope() as session:
+    with read_scope() as session:
         game = store.get_game_by_public_id(session, public_id)
         etag = page_etag("public", game.id, ply, game.ply, game.status, game.updated_at)
         unchanged = not_modified(etag, PUBLIC)

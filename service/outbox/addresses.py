@@ -10,8 +10,9 @@ from datetime import datetime
 import sqlalchemy as sa
 from flask import Flask, current_app, has_app_context
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
+from service.db import read_rows
 from service.games import store
 from service.models import Seat, utcnow
 from service.outbox.models import AddressStatus, GameMute
@@ -124,7 +125,11 @@ class BouncingAddress:
 
 
 _BOUNCED_IN_GAME = (
-    select(AddressStatus)
+    sa.select(
+        col(AddressStatus.player_id),
+        col(AddressStatus.bounced_at),
+        col(AddressStatus.bounce_reason),
+    )
     .join(Seat, col(Seat.player_id) == col(AddressStatus.player_id))
     .where(col(Seat.game_id) == sa.bindparam("game_id"), col(AddressStatus.bounced_at).is_not(None))
 )
@@ -138,7 +143,7 @@ def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
     seats = store.seats_of(session, game_id)
     bounced = {
         status.player_id: status
-        for status in session.scalars(_BOUNCED_IN_GAME, {"game_id": game_id})
+        for status in read_rows(session, _BOUNCED_IN_GAME, {"game_id": game_id})
     }
     found: list[BouncingAddress] = []
     for letter, (_, player) in seats.items():

@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 import engine
 from service import tokens
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
-from service.db import session_scope
+from service.db import read_scope, session_scope
 from service.errors import wants_json
 from service.games import store
 from service.games.preferences import turn_preferences
@@ -88,7 +88,7 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
 @bp.get("/p/<token>")
 def private_page(token: str) -> Response | str:
     seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
+    with read_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         if game.deal is not None:
             assert game.id is not None

@@ -1,15 +1,20 @@
 """Pooled PostgreSQL connections: pinged only after resting, replaced when the server dropped
-them (a real server, a backend really terminated)."""
+them (a real server, a backend really terminated); sessions that only read."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 import sqlalchemy as sa
+from flask import Flask
 
-from service.db import make_engine
-from tests.service.conftest import PostgresServer
+from service.db import ReadOnlyError, make_engine, read_scope, session_scope, upgrade_schema
+from service.games import store
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import create_game
+from tests.service.conftest import VALID_FORM, PostgresServer, empty_and_close, make_test_app
 
 
 @pytest.fixture
@@ -78,3 +83,40 @@ def test_without_the_ping_the_dropped_connection_fails_one_request(
     with pytest.raises(sa.exc.OperationalError):
         backend_pid(engine)
     assert backend_pid(engine) != dropped  # the pool was replaced after the failure
+
+
+def test_a_read_scope_refuses_to_write(app: Flask, new_game: SimpleNamespace) -> None:
+    with app.app_context():
+        with session_scope() as session:
+            days = store.get_game(session, new_game.id).days_per_move
+        with pytest.raises(ReadOnlyError), read_scope() as session:
+            game = store.get_game(session, new_game.id)
+            game.days_per_move += 1
+            session.add(game)
+            session.flush()
+        with read_scope() as session:
+            assert store.get_game(session, new_game.id).days_per_move == days
+
+
+def test_a_read_scope_reads_each_latest_commit(url: str) -> None:
+    # On PostgreSQL there is no transaction: each query sees the latest commit. The page reads
+    # the game row first, and its ply bounds what it reads after. (SQLite keeps BEGIN
+    # IMMEDIATE: a writer waits for the reader there.)
+    upgrade_schema(url)
+    app = make_test_app(url)
+    try:
+        with app.app_context():
+            with session_scope() as session:
+                game, _ = create_game(session, parse_new_game(VALID_FORM))
+                game_id, before = game.id, game.days_per_move
+            assert game_id is not None
+            with read_scope() as reader:
+                assert store.get_game(reader, game_id).days_per_move == before
+                with session_scope() as writer:
+                    game = store.get_game(writer, game_id)
+                    game.days_per_move = before + 1
+                    writer.add(game)
+                reader.expire_all()
+                assert store.get_game(reader, game_id).days_per_move == before + 1
+    finally:
+        empty_and_close(app)
