@@ -179,10 +179,12 @@ def read_scope() -> Iterator[Session]:
             sa.event.listen(session, "before_flush", _refuse_write)
             yield session
         return
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        with Session(bind=connection, expire_on_commit=False) as session:
-            sa.event.listen(session, "before_flush", _refuse_write)
-            yield session
+    with (
+        engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection,
+        Session(bind=connection, expire_on_commit=False) as session,
+    ):
+        sa.event.listen(session, "before_flush", _refuse_write)
+        yield session
 
 
 def read_rows(session: Session, statement: sa.Executable, params: Mapping[str, Any]) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 import engine
@@ -90,6 +91,28 @@ def score_of_game(session: Session, game: Game) -> SeriesScore | None:
     series = session.get(Series, game.series_id)
     assert series is not None
     return series_score(session, series)
+
+
+_SERIES_VERSION = (
+    sa.select(
+        col(Series.status),
+        sa.func.max(col(Game.id)),
+        sa.func.sum(sa.case((col(Game.status) == GameStatus.FINISHED, 1), else_=0)),
+    )
+    .join(Game, col(Game.series_id) == col(Series.id))
+    .where(col(Series.id) == sa.bindparam("series_id"))
+    .group_by(col(Series.status))
+)
+
+
+def series_version(session: Session, game: Game) -> tuple[object, ...] | None:
+    """What a page's view of the series of ``game`` depends on (its status, its latest game,
+    how many games are finished), for the page's ETag: leaving the series, or a later game
+    ending, changes the series note of every game of it. None for a single game (no query)."""
+    if game.series_id is None:
+        return None
+    row = session.execute(_SERIES_VERSION, {"series_id": game.series_id}).first()
+    return None if row is None else tuple(row)
 
 
 def continue_series(

@@ -17,7 +17,7 @@ from service.games.preferences import (
     player_defaults,
     set_player_defaults,
 )
-from service.games.series import series_by_public_id
+from service.games.series import series_by_public_id, series_version
 from service.history import bp
 from service.history.my_games import (
     EmailFormError,
@@ -44,7 +44,10 @@ def public_page(public_id: str) -> Response | str:
     ply = request.args.get("ply")
     with read_scope() as session:
         game = store.get_game_by_public_id(session, public_id)
-        etag = page_etag("public", game.id, ply, game.ply, game.status, game.updated_at)
+        etag = page_etag(
+            "public", game.id, ply, game.ply, game.status, game.updated_at,
+            series_version(session, game),
+        )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:
             return unchanged

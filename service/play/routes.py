@@ -20,7 +20,7 @@ from service.games import store
 from service.games.preferences import turn_preferences
 from service.games.seats import checked_seat, seat_for_token
 from service.games.series import leave_series as series_leave
-from service.games.series import series_score
+from service.games.series import series_score, series_version
 from service.games.state import (
     AlreadyPlayedError,
     StaleMoveError,
@@ -97,6 +97,7 @@ def private_page(token: str) -> Response | str:
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
+                series_version(session, game),
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:

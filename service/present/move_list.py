@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -118,18 +119,23 @@ def log_html(
     links to the position after it, with its notation, ``current`` marked; on a private page
     (``here`` None) the entries alone. Drawn by Python, not a Jinja loop: a long game lists a
     hundred entries on every replay step (bench/service.py)."""
-    return Markup("").join(
-        _log_item(
-            here,
-            row["number"],
-            row["turn"] if row["starts_turn"] else None,
-            row["words"],
-            tuple(row["why"]) if row["why"] else (),
-            row["notation"],
-            utc_time(row["time"]),
-            row["number"] == current,
+    item = _log_item
+    return Markup(
+        "".join(
+            [
+                item(
+                    here,
+                    row["number"],
+                    row["turn"] if row["starts_turn"] else None,
+                    row["words"],
+                    tuple(row["why"]) if row["why"] else (),
+                    row["notation"],
+                    row["time"],
+                    row["number"] == current,
+                )
+                for row in rows
+            ]
         )
-        for row in rows
     )
 
 
@@ -141,17 +147,18 @@ def _log_item(
     words: tuple[Piece, ...],
     why: tuple[Piece, ...],
     notation: str,
-    time: str,
+    time: datetime | None,
     current: bool,
 ) -> Markup:
     """One entry of ``log_html`` (kept: stepping through a replay draws the same list again)."""
+    when = escape(utc_time(time))
     number_html = f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
     why_html = f'<span class="why">{pieces_html(why)}</span>' if why else ""
     if here is None:
         classes = ' class="starts"' if turn is not None else ""
         return Markup(
             f'<li{classes}><span class="n">{number_html}</span><span>{pieces_html(words)}'
-            f'{why_html}<span class="meta">{escape(time)}</span></span></li>'
+            f'{why_html}<span class="meta">{when}</span></span></li>'
         )
     marks = ("starts" if turn is not None else "", "here" if current else "")
     classes = " ".join(mark for mark in marks if mark)
@@ -159,6 +166,6 @@ def _log_item(
     return Markup(
         f'\n    <li class="{classes}"><span class="n">{number_html}</span>\n      '
         f'<span><a href="{escape(here)}?ply={number}" rel="nofollow"{step}>{pieces_html(words)}</a>'
-        f'{why_html}<span class="meta"><code>{escape(notation)}</code> · {escape(time)}</span>'
+        f'{why_html}<span class="meta"><code>{escape(notation)}</code> · {when}</span>'
         "</span></li>"
     )

@@ -276,6 +276,37 @@ def test_leaving_a_series_tells_the_others_and_deals_no_next_game(
     assert client.get(f"/p/{token}/leave-series").status_code == 409
 
 
+def test_a_games_pages_change_their_tag_when_its_series_does(
+    app: Flask, client: FlaskClient
+) -> None:
+    # The series note of a game's pages (score, status, the latest game) changes when a later
+    # game ends or a player leaves, while the game's own row stays as it was.
+    first_id = new_game(app, b_computer="random", series="games", series_games="3")
+    rng = random.Random(8)
+    first = play_people(app, first_id, rng)
+    with app.app_context():
+        token = tokens.make_private_token(first_id, "A", 0)
+    pages = [f"/p/{token}", f"/games/{first.public_id}"]
+
+    def tags() -> list[str]:
+        return [client.get(url).headers["ETag"] for url in pages]
+
+    before = tags()
+    assert [
+        client.get(u, headers={"If-None-Match": t}).status_code
+        for u, t in zip(pages, before, strict=True)
+    ] == [304, 304]
+    _, games = _series_of(app, first_id)
+    assert games[-1].id is not None
+    play_people(app, games[-1].id, rng)
+    after_game_two = tags()
+    assert all(a != b for a, b in zip(before, after_game_two, strict=True))
+    assert client.post(f"/p/{token}/leave-series").status_code == 303
+    after_leaving = tags()
+    assert all(a != b for a, b in zip(after_game_two, after_leaving, strict=True))
+    assert "left" in client.get(pages[0]).get_data(as_text=True)
+
+
 def test_leaving_a_single_game_is_refused(app: Flask, client: FlaskClient) -> None:
     game_id = new_game(app)
     with app.app_context():
