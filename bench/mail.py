@@ -87,11 +87,19 @@ class Counting:
                 for i in range(index, len(self.kept)):
                     arrived, to, message = self.kept[i]
                     if to == recipient:
-                        body = message.get_body(preferencelist=("plain",))
-                        assert body is not None
-                        return i, arrived, str(body.get_content())
+                        return i, arrived, readable(message)
             time.sleep(0.001)
         raise TimeoutError(f"no email to {recipient} arrived")
+
+
+def readable(message: email.message.EmailMessage) -> str:
+    """An email's plain text, then the addresses its HTML part links to, one a line: the move
+    links are buttons of the HTML part (the text part lists reply codes instead)."""
+    plain = message.get_body(preferencelist=("plain",))
+    html = message.get_body(preferencelist=("html",))
+    assert plain is not None and html is not None
+    links = re.findall(r'href="([^"]+)"', str(html.get_content()))
+    return "\n".join([str(plain.get_content()), *links])
 
 
 MOVE_LINK = re.compile(r"https://bl\.bench\.test(/m/[^\s/]+/\d+)")
@@ -158,9 +166,7 @@ def _next(handler: Counting, index: int) -> tuple[int, float, str]:
         with handler.lock:
             if len(handler.kept) > index + 1:
                 arrived, _, message = handler.kept[index + 1]
-                body = message.get_body(preferencelist=("plain",))
-                assert body is not None
-                return index + 1, arrived, str(body.get_content())
+                return index + 1, arrived, readable(message)
         time.sleep(0.001)
     raise TimeoutError("no further email arrived")
 
