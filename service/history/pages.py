@@ -86,7 +86,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
         "moves": moves,
         "moves_html": log_html(moves, here, ply),
         "finished": finished,
-        "final": seen if final is state else engine.spectator_view(final),
+        "to_move": final.to_move,
         "series": series_note(session, game),
     }
 

@@ -54,6 +54,11 @@ def test_public_page_steps_through_positions(app: Flask, client: FlaskClient) ->
     middle = client.get(f"{url}?ply=5").get_data(as_text=True)
     for target in (0, 4, 6, last):
         assert f'href="{url}?ply={target}"' in middle
+    # Every position says who is to move now (at the latest position), not then.
+    mover = seat_to_move(client, game)
+    assert mover is not None
+    for page in (html, first, middle):
+        assert f"({mover[0]}) is to move" in page
     for bad in ("-1", "x", str(last + 1), "1e3"):
         response = client.get(f"{url}?ply={bad}")
         assert response.status_code == 404
