@@ -67,6 +67,10 @@ class TooManyRequestsError(Refusal):
         )
 
 
+def _methods(app: Flask, endpoint: str) -> set[str]:
+    return {method for rule in app.url_map.iter_rules(endpoint) for method in rule.methods or ()}
+
+
 def init_app(app: Flask) -> Limiter:
     """Attach the limiter to ``app`` and limit the views registered so far."""
     config = app.config
@@ -96,7 +100,9 @@ def init_app(app: Flask) -> Limiter:
                 key_func=lambda: GLOBAL_KEY,
                 methods=["POST"],
             )(wrapped)
-        elif endpoint in UNLIMITED_ENDPOINTS:
+        elif endpoint in UNLIMITED_ENDPOINTS or "POST" not in _methods(app, endpoint):
+            # Only POSTs are limited: a view that takes none has nothing to count, and the
+            # limiter's checks would cost every page view (bench/service.py).
             wrapped = limiter.exempt(wrapped)
         else:
             wrapped = limiter.shared_limit(
