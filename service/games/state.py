@@ -272,6 +272,7 @@ def apply_to_locked(
     if game.status != GameStatus.ACTIVE or state.result is not None:
         raise GameNotPlayingError(f"This game is {game.status}. Nothing was changed.")
     events: list[engine.Event] = []
+    entries: list[tuple[int, str, str]] = []
     for move in parsed:
         if move.action is engine.Action.TIMEOUT and not by_server:
             raise UnreadableMoveError("Only the server records a loss on time.")
@@ -281,9 +282,10 @@ def apply_to_locked(
             raise IllegalMoveRefusal(move, error) from None
         # One log entry per ply: the unique (game, ply) key relies on it.
         assert after.ply == state.ply + 1, (state.ply, after.ply)
-        store.append_move(session, game_id, state.ply, seat, str(move))
+        entries.append((state.ply, seat, str(move)))
         events.extend(happened)
         state = after
+    store.append_moves(session, game_id, entries)  # one INSERT for the whole turn
     store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
     _update_game(game, state, events, now or clock.now())
     session.add(game)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select, update
+from sqlmodel import Session, col, select
 
 import engine
 from service.db import read_rows
@@ -218,11 +218,13 @@ microseconds of the engine), and a finished game of 120 plies keeps 5 or 6 snaps
 one per move (under 32 KB a game in all: ``bench/storage.py``)."""
 
 
-def latest_snapshot(session: Session, game_id: int) -> Snapshot | None:
+def latest_snapshot(session: Session, game_id: int) -> StoredPosition | None:
     """The snapshot with the highest ply, or None before the deal."""
-    return session.exec(
-        select(Snapshot).where(Snapshot.game_id == game_id).order_by(col(Snapshot.ply).desc())
-    ).first()
+    return snapshot_at_or_before(session, game_id, MAX_PLY)
+
+
+MAX_PLY = 2**31 - 1
+"""Higher than any ply (a game has a few hundred at most)."""
 
 
 class StoredPosition(NamedTuple):
@@ -293,26 +295,50 @@ def snapshots_up_to(session: Session, game_id: int, ply: int) -> list[StoredPosi
     return [StoredPosition(*row) for row in rows]
 
 
+def _replace_latest_snapshot() -> Any:
+    table = Snapshot.__table__  # type: ignore[attr-defined]
+    latest, prior = table.alias("latest"), table.alias("prior")
+    latest_id = (
+        sa.select(latest.c.id)
+        .where(latest.c.game_id == sa.bindparam("of_game"), latest.c.ply < sa.bindparam("new_ply"))
+        .order_by(latest.c.ply.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    same_block_before = sa.exists().where(
+        prior.c.game_id == table.c.game_id,
+        prior.c.ply < table.c.ply,
+        prior.c.ply >= table.c.ply - table.c.ply % SNAPSHOT_BLOCK,
+    )
+    return (
+        sa.update(table)
+        .where(table.c.id == latest_id, same_block_before)
+        .values(
+            ply=sa.bindparam("new_ply"),
+            state=sa.bindparam("state", type_=table.c.state.type),
+            created_at=sa.bindparam("now", type_=table.c.created_at.type),
+        )
+    )
+
+
+_REPLACE_LATEST_SNAPSHOT = _replace_latest_snapshot()
+"""The latest snapshot before a ply moves up to it, unless it is the first of its block: one
+statement (it matches no row when the latest starts a block, and an INSERT follows)."""
+
+
 def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any]) -> None:
     """Store ``engine.state_to_json`` of the game after ``ply`` log entries. The snapshot before
     it is replaced in place unless it is the first of its block (``SNAPSHOT_BLOCK``), so a game
-    keeps one snapshot per block and its latest."""
-    older = session.exec(
-        select(Snapshot.id, Snapshot.ply)
-        .where(Snapshot.game_id == game_id, col(Snapshot.ply) < ply)
-        .order_by(col(Snapshot.ply).desc())
-        .limit(2)
-    ).all()
-    if len(older) == 2 and older[0][1] // SNAPSHOT_BLOCK == older[1][1] // SNAPSHOT_BLOCK:
-        # Only the plies were read: the positions are not loaded to be thrown away.
-        session.exec(
-            update(Snapshot)
-            .where(col(Snapshot.id) == older[0][0])
-            .values(ply=ply, state=state, created_at=utcnow())
-        )
-    else:
-        session.add(Snapshot(game_id=game_id, ply=ply, state=state))
+    keeps one snapshot per block and its latest. (In place by a Core UPDATE: snapshots are read
+    through this module's functions, never as ORM objects that would keep the old values.)"""
     session.flush()
+    replaced = session.connection().execute(
+        _REPLACE_LATEST_SNAPSHOT,
+        {"of_game": game_id, "new_ply": ply, "state": state, "now": utcnow()},
+    )
+    if replaced.rowcount == 0:
+        session.add(Snapshot(game_id=game_id, ply=ply, state=state))
+        session.flush()
 
 
 class LogEntry(NamedTuple):
@@ -355,12 +381,20 @@ def moves_from(session: Session, game_id: int, first: int, end: int) -> list[Log
 
 
 def append_move(session: Session, game_id: int, ply: int, seat: str, notation: str) -> MoveEntry:
-    """Append one entry to the move log. A second entry for the same ply violates the unique key
-    (IntegrityError at flush), so a lost race can never fork the log."""
-    entry = MoveEntry(game_id=game_id, ply=ply, seat=seat, notation=notation)
-    session.add(entry)
+    """Append one entry to the move log (``append_moves``)."""
+    return append_moves(session, game_id, [(ply, seat, notation)])[0]
+
+
+def append_moves(
+    session: Session, game_id: int, entries: Sequence[tuple[int, str, str]]
+) -> list[MoveEntry]:
+    """Append entries (ply, seat, notation) to the move log, in one INSERT. A second entry for
+    the same ply violates the unique key (IntegrityError at this flush), so a lost race can
+    never fork the log."""
+    rows = [MoveEntry(game_id=game_id, ply=p, seat=s, notation=n) for p, s, n in entries]
+    session.add_all(rows)
     session.flush()
-    return entry
+    return rows
 
 
 def move_log(session: Session, game_id: int) -> list[LogEntry]:

@@ -27,6 +27,7 @@ from service.games.state import (
     UnreadableMoveError,
     WrongSeatError,
     apply_moves,
+    apply_to_locked,
     load_state,
     state_at,
 )
@@ -178,9 +179,9 @@ def play(token: str) -> Response | Page:
     try:
         ply, moves = _form_moves()
         with session_scope() as session:
+            # The game row locked and its seats read in one query; then the moves, on it.
             game, seat = seat_for_token(session, seat_token, lock=True)
-            assert game.id is not None
-            apply_moves(session, game.id, seat.letter, ply, moves)
+            apply_to_locked(session, game, load_state(session, game), seat.letter, ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):
         raise
     except Refusal as error:
