@@ -308,7 +308,7 @@ def test_the_500_page_tells_whether_the_move_may_be_saved(
     app.config["PROPAGATE_EXCEPTIONS"] = False  # answer with the 500 page, as in production
     broken = RuntimeError("something broke")
     target = (
-        "service.play.routes.apply_moves" if fails == "before the commit"
+        "service.play.routes.apply_to_locked" if fails == "before the commit"
         else "service.play.routes.redirect"
     )  # fmt: skip
     with mock.patch(target, side_effect=broken):
