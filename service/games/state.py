@@ -95,13 +95,22 @@ class StaleMoveError(Refusal):
     title = "The game has moved on"
 
     def __init__(self, expected_ply: int, current_ply: int) -> None:
-        super().__init__(
-            f"This was meant for move {expected_ply + 1}, and the game is now at move "
-            f"{current_ply + 1}. Nothing was changed. Look at the game as it is now and choose "
-            "again."
-        )
+        super().__init__(f"{_moved_on(expected_ply, current_ply)} {_CHOOSE_AGAIN}")
         self.expected_ply = expected_ply
         self.current_ply = current_ply
+
+
+_CHOOSE_AGAIN = "Nothing was changed. Look at the game as it is now and choose again."
+
+
+def _moved_on(expected_ply: int, current_ply: int) -> str:
+    """How far the game is from the position a move was chosen in, in log entries (a turn may
+    hold several: a claim, a card, a draw), not in turns or ply numbers nobody sees."""
+    if expected_ply > current_ply:
+        return "This was meant for a position the game has not reached."
+    since = current_ply - expected_ply
+    entries = "one move has" if since == 1 else f"{since} moves have"
+    return f"This was chosen before the latest moves of the game: {entries} been made since."
 
 
 class AlreadyPlayedError(Refusal):

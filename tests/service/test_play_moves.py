@@ -229,6 +229,8 @@ def test_same_form_twice_says_already_played(
     assert stale.status_code == 409
     html = stale.get_data(as_text=True)
     assert "The game has moved on" in html and f'href="/p/{token}"' in html
+    # Said in moves made since, not in ply numbers nobody sees.
+    assert "one move has been made since" in html and "move 1," not in html
     assert len(log_of(app, game["id"])) == 1
 
 
