@@ -11,7 +11,6 @@ hand may hold (tests/service/test_leaks.py).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import engine
 from service.games import store
 from service.games.state import state_at
 from service.games.store import LogEntry
+from service.kept import Kept
 from service.models import Game
 from service.present.words import Piece
 
@@ -151,8 +151,7 @@ def claims_in_log(
     before it (a snapshot and a few moves, ``state_at``), kept once computed (the log never
     changes, and a page lists the same claims at every visit)."""
     claims = [e for e in entries if e.notation.split(":", 1)[-1].strip().startswith("claim ")]
-    with _KEPT_LOCK:
-        missing = [e for e in claims if (game.public_id, e.ply, e.notation) not in _KEPT]
+    missing = [e for e in claims if (game.public_id, e.ply, e.notation) not in _KEPT]
     before = _positions_before(session, game, [e.ply for e in missing], entries)
     found = {}
     for entry in claims:
@@ -196,27 +195,23 @@ def _claim_at(
     session: Session, game: Game, entry: LogEntry, before: engine.GameState | None
 ) -> ClaimExplained | None:
     key = (game.public_id, entry.ply, entry.notation)
-    with _KEPT_LOCK:
-        if key in _KEPT:
-            return _KEPT[key]
+    kept, claim = _KEPT.find(key)
+    if kept:
+        return claim
     state = before if before is not None else state_at(session, game, entry.ply)
     claim = None
     if state is not None:
         move = engine.parse_move(entry.notation, state.ruleset)
         if move.action is engine.Action.CLAIM and move.flag is not None:
             claim = claims_now(state, move.seat).get(move.flag)
-    with _KEPT_LOCK:
-        if len(_KEPT) >= KEPT_CLAIMS:
-            del _KEPT[next(iter(_KEPT))]  # the oldest
-        _KEPT[key] = claim
+    _KEPT.put(key, claim)
     return claim
 
 
 KEPT_CLAIMS = 4096
 """How many explained claims this process keeps (a few hundred bytes each)."""
-_KEPT: dict[tuple[str, int, str], ClaimExplained | None] = {}
+_KEPT: Kept[tuple[str, int, str], ClaimExplained | None] = Kept(KEPT_CLAIMS)
 """Explained claims by (game's public id, ply, notation): a claim in the log never changes."""
-_KEPT_LOCK = threading.Lock()
 
 
 def deciding_flags(view: engine.PublicView, result: engine.Outcome) -> tuple[int, ...]:
