@@ -60,7 +60,9 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     assert game.id is not None
     last = game.ply
     ply = parse_ply(ply_text, last)
-    entries = store.move_log(session, game.id)
+    # The log up to the game row's ply: a page read outside a transaction (db.read_scope) must
+    # not list a move committed after the row was read.
+    entries = store.moves_from(session, game.id, 0, last)
     # Two positions from their nearest snapshots and the few moves after them in the log.
     positions = states_at(session, game, (ply, last), entries)
     state, final = positions[ply], positions[last]

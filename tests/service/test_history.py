@@ -66,6 +66,20 @@ def test_public_page_steps_through_positions(app: Flask, client: FlaskClient) ->
     assert client.get("/games/nope?ply=0").status_code == 404
 
 
+def test_the_public_page_lists_the_log_up_to_the_games_row(app: Flask, client: FlaskClient) -> None:
+    # Read outside a transaction, the page must not list a move committed after it read the
+    # game row: here a log entry beyond the row's ply (as a move landing in between leaves it).
+    game = create_and_accept(app, client, seed="history-bound")
+    play_some(client, game, 4)
+    with app.app_context(), session_scope() as session:
+        stored = store.get_game(session, game["id"])
+        last = stored.ply
+        store.append_move(session, game["id"], last, "A", "A: pass")
+    html = client.get(f"/games/{game['public_id']}").get_data(as_text=True)
+    assert f"Position {last} of {last}" in html
+    assert f"?ply={last + 1}" not in html and "A: pass" not in html
+
+
 def test_record_is_refused_until_the_end(app: Flask, client: FlaskClient) -> None:
     game = create_and_accept(app, client, seed="history-record")
     play_some(client, game, 4)
