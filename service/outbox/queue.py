@@ -13,6 +13,7 @@ is still there and the beat sweep sends it.
 from __future__ import annotations
 
 import logging
+import textwrap
 from collections.abc import Mapping
 from datetime import timedelta
 from email.utils import make_msgid
@@ -152,9 +153,36 @@ def emails_queued_since(
     return int(session.exec(statement).one())
 
 
+TEXT_WIDTH = 78
+"""The longest line of an email's text part: an 80-column mail program shows every line whole."""
+
+
+def fit_lines(text: str, width: int = TEXT_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped at spaces, keeping its indentation.
+    Words are never cut, so a link keeps a line of its own, however long."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines.extend(
+            textwrap.wrap(
+                line.strip(),
+                width=width,
+                initial_indent=indent,
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
+
+
 def render_email(kind: MailKind, context: Mapping[str, Any]) -> tuple[str, str]:
-    """The text and HTML bodies of ``kind`` from ``templates/email/<kind>.txt`` and ``.html``."""
-    text = render_template(f"email/{kind.value}.txt", **context)
+    """The text and HTML bodies of ``kind`` from ``templates/email/<kind>.txt`` and ``.html``;
+    the text's lines fit 78 columns (``fit_lines``)."""
+    text = fit_lines(render_template(f"email/{kind.value}.txt", **context))
     html = render_template(f"email/{kind.value}.html", **context)
     # Characters beyond ASCII as HTML references: the part then goes as 7bit, not base64 (a
     # third larger), and reads the same.
