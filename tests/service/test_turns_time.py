@@ -225,6 +225,8 @@ def test_a_claim_at_the_start_of_a_turn_can_end_the_game(app: Flask, client: Fla
                 won = state
                 for claim in claims:
                     won, _ = engine.apply(won, claim)
+                    if won.result is not None:  # the claims after the winning one are not made
+                        break
                 if won.result is not None:
                     break
             with app.app_context(), session_scope() as session:
