@@ -76,7 +76,11 @@ def number_word(count: int) -> str:
 
 def utc_time(moment: datetime | None) -> str:
     """A stored time for people: ``2025-03-01 17:00 UTC``."""
-    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+    if moment is None:
+        return ""
+    # Not strftime: a move list formats a hundred times a page, and this costs half as much.
+    m = moment
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d} UTC"
 
 
 STATIC_MAX_AGE_S = 365 * 24 * 3600

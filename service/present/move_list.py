@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -69,7 +68,7 @@ def log_rows(
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        words, notation = _narrated(entry.notation, ruleset, name, hide)
+        words, words_html, notation, notation_html = _narrated(entry.notation, ruleset, name, hide)
         rows.append(
             {
                 "number": entry.ply + 1,
@@ -78,7 +77,9 @@ def log_rows(
                 "seat": entry.seat,
                 "name": name,
                 "words": words,
+                "words_html": words_html,
                 "notation": notation,
+                "notation_html": notation_html,
                 "time": entry.created_at,
                 "why": claims[entry.ply].words(names, reader)
                 if claims and entry.ply in claims
@@ -104,12 +105,14 @@ def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=16384)
 def _narrated(
     notation: str, ruleset: engine.Ruleset, name: str, hide: bool
-) -> tuple[tuple[Piece, ...], str]:
-    """One entry in words and in the notation shown: the same for every view of every replay
-    position of a game, so kept (the log never changes)."""
+) -> tuple[tuple[Piece, ...], str, str, str]:
+    """One entry in words, the same words drawn in HTML, and the notation shown, as text and
+    escaped: the same for every view of every replay position of a game, so kept (the log never
+    changes)."""
     move = engine.parse_move(notation, ruleset)
     words = tuple(narration(move, name, hide_returned=hide))
-    return words, move.public_text() if hide else str(move)
+    shown = move.public_text() if hide else str(move)
+    return words, str(pieces_html(words)), shown, str(escape(shown))
 
 
 def log_html(
@@ -117,55 +120,39 @@ def log_html(
 ) -> Markup:
     """A move list's items (``log_rows``): on the public page (``here``: its address) each entry
     links to the position after it, with its notation, ``current`` marked; on a private page
-    (``here`` None) the entries alone. Drawn by Python, not a Jinja loop: a long game lists a
-    hundred entries on every replay step (bench/service.py)."""
-    item = _log_item
-    return Markup(
-        "".join(
-            [
-                item(
-                    here,
-                    row["number"],
-                    row["turn"] if row["starts_turn"] else None,
-                    row["words"],
-                    tuple(row["why"]) if row["why"] else (),
-                    row["notation"],
-                    row["time"],
-                    row["number"] == current,
-                )
-                for row in rows
-            ]
-        )
-    )
+    (``here`` None) the entries alone.
 
-
-@functools.lru_cache(maxsize=4096)
-def _log_item(
-    here: str | None,
-    number: int,
-    turn: int | None,
-    words: tuple[Piece, ...],
-    why: tuple[Piece, ...],
-    notation: str,
-    time: datetime | None,
-    current: bool,
-) -> Markup:
-    """One entry of ``log_html`` (kept: stepping through a replay draws the same list again)."""
-    when = escape(utc_time(time))
-    number_html = f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
-    why_html = f'<span class="why">{pieces_html(why)}</span>' if why else ""
-    if here is None:
-        classes = ' class="starts"' if turn is not None else ""
-        return Markup(
-            f'<li{classes}><span class="n">{number_html}</span><span>{pieces_html(words)}'
-            f'{why_html}<span class="meta">{when}</span></span></li>'
+    Drawn by Python into one string, not a Jinja loop nor an item at a time through Markup: a
+    long game lists a hundred entries on every replay step, most of them of games not drawn
+    before (bench/service.py), and the entries' words come drawn from ``_narrated``."""
+    link = None if here is None else str(escape(here))
+    items: list[str] = []
+    add = items.append
+    for row in rows:
+        turn = row["turn"] if row["starts_turn"] else None
+        number_html = (
+            f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
         )
-    marks = ("starts" if turn is not None else "", "here" if current else "")
-    classes = " ".join(mark for mark in marks if mark)
-    step = ' aria-current="step"' if current else ""
-    return Markup(
-        f'\n    <li class="{classes}"><span class="n">{number_html}</span>\n      '
-        f'<span><a href="{escape(here)}?ply={number}" rel="nofollow"{step}>{pieces_html(words)}</a>'
-        f'{why_html}<span class="meta"><code>{escape(notation)}</code> · {when}</span>'
-        "</span></li>"
-    )
+        why_html = f'<span class="why">{pieces_html(row["why"])}</span>' if row["why"] else ""
+        when = utc_time(row["time"])  # digits, dashes, colons, "UTC": nothing to escape
+        if link is None:
+            classes = ' class="starts"' if turn is not None else ""
+            add(
+                f'<li{classes}><span class="n">{number_html}</span><span>{row["words_html"]}'
+                f'{why_html}<span class="meta">{when}</span></span></li>'
+            )
+            continue
+        number = row["number"]
+        current_here = number == current
+        if turn is not None:
+            classes = "starts here" if current_here else "starts"
+        else:
+            classes = "here" if current_here else ""
+        step = ' aria-current="step"' if current_here else ""
+        add(
+            f'\n    <li class="{classes}"><span class="n">{number_html}</span>\n      '
+            f'<span><a href="{link}?ply={number}" rel="nofollow"{step}>{row["words_html"]}</a>'
+            f'{why_html}<span class="meta"><code>{row["notation_html"]}</code> · {when}</span>'
+            "</span></li>"
+        )
+    return Markup("".join(items))
