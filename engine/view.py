@@ -29,7 +29,7 @@ from engine.claims import (
 from engine.formations import FormationValue
 from engine.legal import draw_due, scout_draws_left, scout_returns_due
 from engine.moves import Deck
-from engine.prover import ClaimStatus
+from engine.prover import ClaimStatus, UnseenTroops
 from engine.rulesets import ClaimTiming
 from engine.state import SEATS, GameState, Phase, Seat, Termination
 
@@ -437,27 +437,42 @@ def claim_proof_views(state: GameState, seat: Seat) -> tuple[ClaimProofView, ...
     the board as it stands, and why (whether claims are allowed at this moment is
     ``PublicView.claims_now``). Raises ValueError for a letter that is not a seat of the game."""
     index = _check_seat(state, seat)
-    rs = state.ruleset
     unseen = unseen_troops(state)
-    proofs = []
-    for i, side in rs.seat_flags[index]:
-        if state.flags[i].claimed_by is not None:
-            continue
-        proof = claim_proof(state, index, i, unseen)
-        proofs.append(
-            ClaimProofView(
-                flag=i + 1,
-                seat=seat,
-                opponent=rs.flag_seats(i)[1 - side],
-                provable=proof.claimable,
-                status=proof.status,
-                formation=proof.mine,
-                opponent_best=proof.best_theirs,
-                opponent_cannot_complete=proof.impossible,
-                reason=proof.reason,
-            )
-        )
-    return tuple(proofs)
+    return tuple(
+        _proof_view(state, seat, index, i, side, unseen)
+        for i, side in state.ruleset.seat_flags[index]
+        if state.flags[i].claimed_by is None
+    )
+
+
+def claim_proof_view(state: GameState, seat: Seat, flag: int) -> ClaimProofView:
+    """``claim_proof_views`` of one unclaimed flag (1-based) that ``seat`` contests: what a claim
+    of it is kept with in a log. Raises ValueError for a seat that is not one of the game or
+    does not contest the flag, or a flag out of range or claimed already."""
+    index = _check_seat(state, seat)
+    sides = [side for i, side in state.ruleset.seat_flags[index] if i == flag - 1]
+    if not sides:
+        raise ValueError(f"seat {seat} does not contest a flag {flag}")
+    if state.flags[flag - 1].claimed_by is not None:
+        raise ValueError(f"flag {flag} is claimed already")
+    return _proof_view(state, seat, index, flag - 1, sides[0], unseen_troops(state))
+
+
+def _proof_view(
+    state: GameState, seat: Seat, index: int, i: int, side: int, unseen: UnseenTroops
+) -> ClaimProofView:
+    proof = claim_proof(state, index, i, unseen)
+    return ClaimProofView(
+        flag=i + 1,
+        seat=seat,
+        opponent=state.ruleset.flag_seats(i)[1 - side],
+        provable=proof.claimable,
+        status=proof.status,
+        formation=proof.mine,
+        opponent_best=proof.best_theirs,
+        opponent_cannot_complete=proof.impossible,
+        reason=proof.reason,
+    )
 
 
 # --- the dict views the service used first ----------------------------------------------------

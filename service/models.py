@@ -270,6 +270,11 @@ class MoveEntry(SQLModel, table=True):
     seat: str = Field(max_length=1)
     notation: str = Field(max_length=200)
     created_at: datetime = _timestamp()
+    # SQL NULL, not JSON null, for the entries that are no claim: most of them, and null costs.
+    proof: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(none_as_null=True))
+    """For a claim, the proof that made it hold (``service.games.claim_proofs``), kept with it
+    so that saying why needs no replay; None for other entries and for claims logged before
+    revision 0011 (explained by a replay then)."""
 
 
 class Snapshot(SQLModel, table=True):

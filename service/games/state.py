@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 import engine
 from service import clock
 from service.games import store
+from service.games.claim_proofs import proof_record
 from service.games.records import deal_fields, game_record
 from service.models import Game, GameStatus, MoveEntry
 from service.refusal import Refusal
@@ -182,7 +183,8 @@ def states_at(
     long for is left out."""
     assert game.id is not None
     check_rules_version(game)
-    wanted = [ply for ply in plies if game.deal is not None and 0 <= ply <= game.ply]
+    # The latest position asked for twice (a replay at its last step) is made once.
+    wanted = sorted({ply for ply in plies if game.deal is not None and 0 <= ply <= game.ply})
     if not wanted:
         return {}
     snapshots = store.snapshots_nearest(session, game.id, wanted[0], wanted[-1])
@@ -282,6 +284,7 @@ def apply_to_locked(
         raise GameNotPlayingError(f"This game is {game.status}. Nothing was changed.")
     events: list[engine.Event] = []
     entries: list[tuple[int, str, str]] = []
+    proofs: list[dict[str, Any] | None] = []
     for move in parsed:
         if move.action is engine.Action.TIMEOUT and not by_server:
             raise UnreadableMoveError("Only the server records a loss on time.")
@@ -292,9 +295,11 @@ def apply_to_locked(
         # One log entry per ply: the unique (game, ply) key relies on it.
         assert after.ply == state.ply + 1, (state.ply, after.ply)
         entries.append((state.ply, seat, str(move)))
+        # A claim is kept with why it held, from the position before it (no replay to say it).
+        proofs.append(proof_record(state, move))
         events.extend(happened)
         state = after
-    store.append_moves(session, game_id, entries)  # one INSERT for the whole turn
+    store.append_moves(session, game_id, entries, proofs)  # one INSERT for the whole turn
     store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
     _update_game(game, state, events, now or clock.now())
     session.add(game)

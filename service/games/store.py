@@ -220,10 +220,10 @@ one per move (under 32 KB a game in all: ``bench/storage.py``)."""
 
 def latest_snapshot(session: Session, game_id: int) -> StoredPosition | None:
     """The snapshot with the highest ply, or None before the deal."""
-    return snapshot_at_or_before(session, game_id, MAX_PLY)
+    return snapshot_at_or_before(session, game_id, _PAST_EVERY_PLY)
 
 
-MAX_PLY = 2**31 - 1
+_PAST_EVERY_PLY = 2**31 - 1
 """Higher than any ply (a game has a few hundred at most)."""
 
 
@@ -348,6 +348,8 @@ class LogEntry(NamedTuple):
     seat: str
     notation: str
     created_at: datetime
+    proof: dict[str, Any] | None = None
+    """A claim's proof (``MoveEntry.proof``)."""
 
 
 _LOG_COLUMNS = (
@@ -355,6 +357,7 @@ _LOG_COLUMNS = (
     col(MoveEntry.seat),
     col(MoveEntry.notation),
     col(MoveEntry.created_at),
+    col(MoveEntry.proof),
 )
 
 
@@ -386,12 +389,20 @@ def append_move(session: Session, game_id: int, ply: int, seat: str, notation: s
 
 
 def append_moves(
-    session: Session, game_id: int, entries: Sequence[tuple[int, str, str]]
+    session: Session,
+    game_id: int,
+    entries: Sequence[tuple[int, str, str]],
+    proofs: Sequence[dict[str, Any] | None] | None = None,
 ) -> list[MoveEntry]:
-    """Append entries (ply, seat, notation) to the move log, in one INSERT. A second entry for
-    the same ply violates the unique key (IntegrityError at this flush), so a lost race can
-    never fork the log."""
-    rows = [MoveEntry(game_id=game_id, ply=p, seat=s, notation=n) for p, s, n in entries]
+    """Append entries (ply, seat, notation) to the move log, in one INSERT, with the claims'
+    ``proofs`` (one per entry: None for an entry that is no claim; None for all: no claims).
+    A second entry for the same ply violates the unique key (IntegrityError at this flush), so
+    a lost race can never fork the log."""
+    kept = [None] * len(entries) if proofs is None else proofs
+    rows = [
+        MoveEntry(game_id=game_id, ply=p, seat=s, notation=n, proof=proof)
+        for (p, s, n), proof in zip(entries, kept, strict=True)
+    ]
     session.add_all(rows)
     session.flush()
     return rows

@@ -179,7 +179,7 @@ def play(token: str) -> Response | Page:
     try:
         ply, moves = _form_moves()
         with session_scope() as session:
-            # The game row locked and its seats read in one query; then the moves, on it.
+            # The game row locked once, by seat_for_token; the moves are applied on it.
             game, seat = seat_for_token(session, seat_token, lock=True)
             apply_to_locked(session, game, load_state(session, game), seat.letter, ply, moves)
     except (tokens.RevokedTokenError, store.GameNotFoundError):

@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
+from service.games.claim_proofs import formation_from_record
 from service.games.state import state_at
 from service.games.store import LogEntry
 from service.kept import Kept
@@ -147,18 +148,43 @@ def claims_now(state: engine.GameState, seat: str) -> dict[int, ClaimExplained]:
 def claims_in_log(
     session: Session, game: Game, entries: Sequence[LogEntry]
 ) -> dict[int, ClaimExplained]:
-    """The claims among ``entries``, explained, by the entry's ply: each from the position just
-    before it (a snapshot and a few moves, ``state_at``), kept once computed (the log never
-    changes, and a page lists the same claims at every visit)."""
+    """The claims among ``entries``, explained, by the entry's ply, in log order: from the
+    proof kept with each claim (``service.games.claim_proofs``); a claim logged before proofs
+    were kept, from the position just before it (a snapshot and a few moves), kept once
+    computed (the log never changes, and a page lists the same claims at every visit)."""
     claims = [e for e in entries if e.notation.split(":", 1)[-1].strip().startswith("claim ")]
-    missing = [e for e in claims if (game.public_id, e.ply, e.notation) not in _KEPT]
+    missing = [
+        e for e in claims if e.proof is None and (game.public_id, e.ply, e.notation) not in _KEPT
+    ]
     before = _positions_before(session, game, [e.ply for e in missing], entries)
     found = {}
     for entry in claims:
-        claim = _claim_at(session, game, entry, before.get(entry.ply))
+        if entry.proof is not None:
+            claim: ClaimExplained | None = from_record(entry, game.ruleset)
+        else:
+            claim = _claim_at(session, game, entry, before.get(entry.ply))
         if claim is not None:
             found[entry.ply] = claim
     return found
+
+
+def from_record(entry: LogEntry, ruleset: str) -> ClaimExplained:
+    """The claim of log ``entry`` (a game of ``ruleset``) explained from the proof kept with it."""
+    assert entry.proof is not None
+    data = entry.proof
+    move = engine.parse_move(entry.notation, engine.get_ruleset(ruleset))
+    assert move.flag is not None, f"a proof is kept with claims only, not {entry.notation!r}"
+    best = data.get("best")
+    return ClaimExplained(
+        flag=move.flag,
+        claimer=entry.seat,
+        loser=data["loser"],
+        formation=formation_from_record(data["mine"]),
+        best=None if best is None else formation_from_record(best),
+        cannot_complete=data.get("short", False),
+        loser_complete=data.get("done", False),
+        loser_cards=tuple(data["theirs"]),
+    )
 
 
 def _positions_before(

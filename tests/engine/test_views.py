@@ -26,6 +26,7 @@ from engine import (
     PlayerView,
     PublicView,
     Termination,
+    claim_proof_view,
     claim_proof_views,
     claim_proofs,
     flags_held,
@@ -323,6 +324,31 @@ def test_claim_proof_views_agree_with_claim_proofs() -> None:
         typed = {p.flag: (p.provable, p.reason) for p in claim_proof_views(state, seat)}
         plain = {f: (p.claimable, p.reason) for f, p in claim_proofs(state, seat).items()}
         assert typed == plain
+
+
+@settings(max_examples=25, deadline=None)
+@given(rulesets, claim_timings, st.integers(0, 10_000))
+def test_the_proof_of_one_flag_is_that_flag_of_all_proofs(
+    ruleset: str, claims: ClaimTiming, seed: int
+) -> None:
+    for before, move, _ in random_game(ruleset, claims, seed):
+        if move is None or move.action is not Action.CLAIM:
+            continue
+        assert move.flag is not None
+        one = claim_proof_view(before, move.seat, move.flag)
+        assert one == {p.flag: p for p in claim_proof_views(before, move.seat)}[move.flag]
+        assert one.provable, "a legal claim is proved"
+
+
+def test_the_proof_of_one_flag_refuses_a_flag_not_contested_or_claimed() -> None:
+    state = position(flags={1: {"A": WEDGE_8_9_10}}, claimed={2: "B"})
+    assert claim_proof_view(state, "A", 1).provable
+    with pytest.raises(ValueError, match="claimed already"):
+        claim_proof_view(state, "A", 2)
+    with pytest.raises(ValueError, match="does not contest"):
+        claim_proof_view(state, "A", 10)
+    with pytest.raises(ValueError, match="not a seat"):
+        claim_proof_view(state, "C", 1)
 
 
 def test_a_held_flag_has_its_own_status_and_is_refused() -> None:

@@ -1,0 +1,58 @@
+"""What a claim's log entry keeps of the proof that made it legal (R13), written with the claim:
+the pages and emails that say why a claim held read these fields, instead of replaying the game
+to the position before the claim on every view (bench/service.py: a third of a long game's
+public page, when its claims were not explained before in the process).
+
+The fields are open information only (the board and the count of unseen troops): the best
+formation the loser could still reach names unseen troops, which is why only the cards of it that
+show are ever said (``service.present.claims``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+
+
+def proof_record(state: engine.GameState, move: engine.Move) -> dict[str, Any] | None:
+    """The proof of claim ``move`` in ``state`` (the position before it) as stored with its log
+    entry; None for any other move, and for a claim that does not hold (the engine refuses it).
+
+    Short, because a game makes a few claims and the aim is 32 KB a finished game on disk:
+    ``{"mine": formation, "best": formation or absent, "loser": seat, "theirs": the loser's
+    cards at the flag}``, and ``"short": true`` (too few unseen troops remained for the loser to
+    complete) and ``"done": true`` (the loser's side was complete) only when true."""
+    if move.action is not engine.Action.CLAIM or move.flag is None:
+        return None
+    proof = engine.claim_proof_view(state, move.seat, move.flag)
+    if not proof.provable or proof.formation is None:
+        return None
+    flag = engine.spectator_view(state).flags[move.flag - 1]
+    theirs = flag.cards[proof.opponent]
+    record: dict[str, Any] = {"mine": formation_record(proof.formation)}
+    if proof.opponent_best is not None:
+        record["best"] = formation_record(proof.opponent_best)
+    record["loser"] = proof.opponent
+    record["theirs"] = list(theirs)
+    if proof.opponent_cannot_complete:
+        record["short"] = True
+    if len(theirs) >= flag.formation_size:
+        record["done"] = True
+    return record
+
+
+def formation_record(value: engine.FormationValue) -> list[Any]:
+    """A formation's value as stored: ``["host", 23, ["O3", "G10", "Y10"], [3, 10, 10]]``,
+    its category, sum, cards and the value each card counts for."""
+    return [value.formation.name.lower(), value.total, list(value.cards), list(value.values)]
+
+
+def formation_from_record(data: list[Any]) -> engine.FormationValue:
+    """``formation_record`` read back."""
+    category, total, cards, values = data
+    return engine.FormationValue(
+        formation=engine.Formation[category.upper()],
+        total=total,
+        cards=tuple(cards),
+        values=tuple(values),
+    )
