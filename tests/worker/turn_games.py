@@ -125,6 +125,18 @@ def play_until_claimable(app: Flask, game_id: int, limit: int = 200) -> engine.G
     raise AssertionError("no provable claim came up")
 
 
+def claims_made(state: engine.GameState) -> tuple[list[engine.Move], engine.GameState]:
+    """The automatic claims the start of this turn makes (R21: they stop at the one that wins
+    the game), and the state after them."""
+    made: list[engine.Move] = []
+    for claim in engine.automatic_claims(state):
+        state, _ = engine.apply(state, claim)
+        made.append(claim)
+        if state.result is not None:
+            break
+    return made, state
+
+
 def at(app: Flask, moment: datetime) -> None:
     """Move the service's clock (``service.clock``) to ``moment``."""
     app.config["CLOCK_NOW"] = moment
