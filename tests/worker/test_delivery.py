@@ -60,6 +60,8 @@ def test_an_email_arrives_with_its_headers_and_working_links(
     play_to_game_started(web, smtp)
     client = web.test_client()
     by_id = {str(m["Message-ID"]): m for m in smtp.mailbox.messages()}
+    # The worker records a row sent just after the server took it: wait for that too.
+    wait_for(lambda: all(r.status == "sent" for r in rows(web)), 10, "every row recorded sent")
     for row in rows(web):
         assert row.status == "sent" and row.attempts == 1 and row.sent_at is not None
         message = by_id[row.message_id]

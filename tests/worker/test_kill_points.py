@@ -521,7 +521,7 @@ def test_after_every_kill_point_no_email_is_lost(rig: Rig) -> None:
     # Long enough for any claim to expire, were one left behind; then a sweep would send it.
     time.sleep(LEASE_S + 0.2)
     rig.send(SWEEP_TASK, rig.victim())
-    time.sleep(0.5)
+    wait_for(lambda: all(r.status == "sent" for r in rows(rig.web)), 20, "the sweep to end")
     every = rows(rig.web)
     assert every and all(row.status == "sent" for row in every), [
         (row.id, row.status) for row in every
