@@ -113,6 +113,30 @@ class Player(SQLModel, table=True):
     created_at: datetime = _timestamp()
 
 
+def _moment() -> Any:
+    """A moment that may be unknown (NULL)."""
+    return Field(default=None, sa_type=UTCDateTime, nullable=True)
+
+
+class AddressStatus(SQLModel, table=True):
+    """What is known about a player's address: one row per player, made when first needed (its
+    rules are ``service.outbox.addresses``; here beside ``Player`` because the seats of a game
+    are read with it: a page says which seats' email bounces)."""
+
+    __tablename__ = "address_status"
+
+    player_id: int = Field(foreign_key="players.id", primary_key=True)
+    confirmed_at: datetime | None = _moment()
+    """The player proved they read this address (a signed link); invitations may go out."""
+    bounced_at: datetime | None = _moment()
+    """An SMTP server refused mail to this address for good (5xx); cleared by a confirmation."""
+    bounce_reason: str | None = Field(default=None, max_length=500)
+    unsubscribed_at: datetime | None = _moment()
+    """No email at all, except what the person asks for on the site (a confirmation, a link)."""
+    refuses_invitations_at: datetime | None = _moment()
+    """No invitation will be sent to this address, from anyone."""
+
+
 class SeriesStatus(enum.StrEnum):
     PLAYING = "playing"
     FINISHED = "finished"

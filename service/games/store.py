@@ -16,7 +16,16 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.db import read_rows
-from service.models import Game, GameStatus, MoveEntry, Player, Seat, Snapshot, utcnow
+from service.models import (
+    AddressStatus,
+    Game,
+    GameStatus,
+    MoveEntry,
+    Player,
+    Seat,
+    Snapshot,
+    utcnow,
+)
 from service.refusal import Refusal
 
 
@@ -94,18 +103,27 @@ def get_game(session: Session, game_id: int) -> Game:
     return game
 
 
-def _with_seats(where: Any) -> Any:
-    return (
-        select(Game, Seat, Player)
+def _with_seats(where: Any, *, statuses: bool) -> Any:
+    """A game, its seats and their players (and with ``statuses`` the players' address status,
+    None where a player has no row), by seat letter."""
+    entities: tuple[Any, ...] = (
+        (Game, Seat, Player, AddressStatus) if statuses else (Game, Seat, Player)
+    )
+    statement = (
+        select(*entities)
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .join(Player, col(Player.id) == col(Seat.player_id))
-        .where(where)
-        .order_by(col(Seat.letter))
     )
+    if statuses:
+        statement = statement.outerjoin(
+            AddressStatus, col(AddressStatus.player_id) == col(Player.id)
+        )
+    return statement.where(where).order_by(col(Seat.letter))
 
 
-_GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"))
-_GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"))
+# A private page says whose email bounces: its seats come with their address status.
+_GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"), statuses=True)
+_GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"), statuses=False)
 
 
 def get_game_by_public_id(session: Session, public_id: str) -> Game:
@@ -129,12 +147,18 @@ def _game_with_seats(session: Session, statement: Any, game_ref: object) -> Game
     game: Game = rows[0][0]
     assert game.id is not None
     cache: dict[int, dict[str, tuple[Seat, Player]]] = session.info.setdefault(SEATS_KEY, {})
-    cache.setdefault(game.id, {seat.letter: (seat, player) for _, seat, player in rows})
+    cache.setdefault(game.id, {row[1].letter: (row[1], row[2]) for row in rows})
+    if len(rows[0]) > 3:
+        statuses = session.info.setdefault(STATUSES_KEY, {})
+        statuses.setdefault(game.id, {row[1].letter: row[3] for row in rows})
     return game
 
 
 SEATS_KEY = "battleline.seats"
 """Where a session keeps the seats it loaded, by game id (``seats_of``)."""
+STATUSES_KEY = "battleline.address_statuses"
+"""Where a session keeps the address status of each seat's player, by game id
+(``address_statuses``)."""
 
 
 def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
@@ -147,6 +171,25 @@ def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
     if game_id not in cache:
         cache.update(seats_of_games(session, [game_id]))
     return cache.get(game_id, {})
+
+
+_SEAT_STATUSES = (
+    sa.select(col(Seat.letter), AddressStatus)
+    .join(AddressStatus, col(AddressStatus.player_id) == col(Seat.player_id))
+    .where(col(Seat.game_id) == sa.bindparam("game_id"))
+)
+
+
+def address_statuses(session: Session, game_id: int) -> dict[str, AddressStatus]:
+    """The address status of each seat's player that has one, by seat letter: read with the
+    game's seats by ``get_game_with_seats``, else in one query of its own."""
+    found = session.info.get(STATUSES_KEY, {}).get(game_id)
+    if found is None:
+        return {
+            letter: status
+            for letter, status in session.execute(_SEAT_STATUSES, {"game_id": game_id})
+        }
+    return {letter: status for letter, status in found.items() if status is not None}
 
 
 def seats_of_games(
@@ -172,12 +215,16 @@ def seats_of_games(
 def _forget_seats_after_new_ones(session: Session, _context: object) -> None:
     if any(isinstance(row, Seat) for row in session.new):
         session.info.pop(SEATS_KEY, None)
+    # A status row made now is not among those read: read them again when next asked.
+    if any(isinstance(row, (Seat, AddressStatus)) for row in session.new):
+        session.info.pop(STATUSES_KEY, None)
 
 
 @sa.event.listens_for(Session, "after_commit")
 @sa.event.listens_for(Session, "after_rollback")
 def _forget_seats(session: Session) -> None:
     session.info.pop(SEATS_KEY, None)
+    session.info.pop(STATUSES_KEY, None)
 
 
 def find_player(session: Session, email: str) -> Player | None:

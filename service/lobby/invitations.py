@@ -24,9 +24,8 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.models import Game, GameStatus, Player, utcnow
+from service.models import AddressStatus, Game, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
-from service.outbox.models import AddressStatus
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
 from service.present import emails

@@ -14,9 +14,8 @@ from sqlmodel import Session
 
 from service.db import session_scope
 from service.games import store
-from service.models import GameStatus, Player
+from service.models import AddressStatus, GameStatus, Player
 from service.outbox import addresses
-from service.outbox.models import AddressStatus
 from service.outbox.signed import MailPurpose, MailToken, read_token
 from service.present.game_lists import player_games
 from service.refusal import Refusal

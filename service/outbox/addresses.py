@@ -7,15 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-import sqlalchemy as sa
 from flask import Flask, current_app, has_app_context
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col
+from sqlmodel import Session
 
-from service.db import read_rows
 from service.games import store
-from service.models import Seat, utcnow
-from service.outbox.models import AddressStatus, GameMute
+from service.models import AddressStatus, utcnow
+from service.outbox.models import GameMute
 
 UnreachableListener = Callable[[Session, int, str], None]
 """Runs in the caller's transaction when a player's address stops taking our email:
@@ -124,30 +122,14 @@ class BouncingAddress:
     reason: str
 
 
-_BOUNCED_IN_GAME = (
-    sa.select(
-        col(AddressStatus.player_id),
-        col(AddressStatus.bounced_at),
-        col(AddressStatus.bounce_reason),
-    )
-    .join(Seat, col(Seat.player_id) == col(AddressStatus.player_id))
-    .where(col(Seat.game_id) == sa.bindparam("game_id"), col(AddressStatus.bounced_at).is_not(None))
-)
-"""Built once (every private page asks it), with one plain parameter: a list of players would
-make SQLAlchemy render the statement again on every call."""
-
-
 def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
     """The seats of a game whose email bounces, so the game page can tell both players that
     emails to them do not arrive (they can still play from their private page)."""
     seats = store.seats_of(session, game_id)
-    bounced = {
-        status.player_id: status
-        for status in read_rows(session, _BOUNCED_IN_GAME, {"game_id": game_id})
-    }
+    statuses = store.address_statuses(session, game_id)
     found: list[BouncingAddress] = []
     for letter, (_, player) in seats.items():
-        status = None if player.id is None else bounced.get(player.id)
+        status = statuses.get(letter)
         if status is not None and status.bounced_at is not None:
             found.append(
                 BouncingAddress(

@@ -1,6 +1,6 @@
-"""The mail tables: the outbox (every email, written in the transaction that causes it), what
-each address has asked for or done (confirmed, bounced, unsubscribed, refuses invitations), and
-per-game mutes.
+"""The mail tables: the outbox (every email, written in the transaction that causes it) and
+per-game mutes. What each address has asked for or done (confirmed, bounced, unsubscribed,
+refuses invitations) is ``service.models.AddressStatus``, read with a game's seats.
 
 Imported by ``service/migrations/env.py`` so that Alembic and the schema test see these tables.
 """
@@ -91,23 +91,6 @@ class OutboxMessage(SQLModel, table=True):
     ply: int | None = Field(default=None)
     """The game's ply when this email was queued (emails of a game): a reply to it by email is
     meant for that position (``service.inbound``), and is stale once the game has moved on."""
-
-
-class AddressStatus(SQLModel, table=True):
-    """What is known about a player's address: one row per player, made when first needed."""
-
-    __tablename__ = "address_status"
-
-    player_id: int = Field(foreign_key="players.id", primary_key=True)
-    confirmed_at: datetime | None = _now_column(nullable=True)
-    """The player proved they read this address (a signed link); invitations may go out."""
-    bounced_at: datetime | None = _now_column(nullable=True)
-    """An SMTP server refused mail to this address for good (5xx); cleared by a confirmation."""
-    bounce_reason: str | None = Field(default=None, max_length=500)
-    unsubscribed_at: datetime | None = _now_column(nullable=True)
-    """No email at all, except what the person asks for on the site (a confirmation, a link)."""
-    refuses_invitations_at: datetime | None = _now_column(nullable=True)
-    """No invitation will be sent to this address, from anyone."""
 
 
 class GameMute(SQLModel, table=True):

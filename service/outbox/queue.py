@@ -26,10 +26,10 @@ from sqlmodel import Session, col, func, select
 import engine
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.games import reply_keys, store
-from service.models import Game, Player, Seat, utcnow
+from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
-from service.outbox.models import AddressStatus, GameMute, OutboxMessage, OutboxStatus
+from service.outbox.models import GameMute, OutboxMessage, OutboxStatus
 from service.outbox.signed import MailPurpose, mail_link
 
 logger = logging.getLogger(__name__)

@@ -21,8 +21,8 @@ from sqlmodel import col, select
 from service.db import session_scope
 from service.games import store
 from service.inbound.receive import Outcome, receive
-from service.models import Game, Player
-from service.outbox.models import AddressStatus, OutboxMessage
+from service.models import AddressStatus, Game, Player
+from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.service.replies import (
     inbound_rows,

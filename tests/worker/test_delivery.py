@@ -13,9 +13,9 @@ from sqlmodel import select
 
 from service.db import session_scope
 from service.history.my_games import send_my_games_link
-from service.models import Player
+from service.models import AddressStatus, Player
 from service.outbox import MailKind, bouncing_addresses
-from service.outbox.models import AddressStatus, OutboxMessage
+from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.worker.conftest import SMTPServer, WorkerProcess, wait_for
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows

@@ -25,10 +25,10 @@ from sqlmodel import col, select
 
 from service.db import session_scope
 from service.mail import delivery
-from service.models import Player, utcnow
+from service.models import AddressStatus, Player, utcnow
 from service.outbox import MailKind, queue_email
 from service.outbox import queue as outbox_queue
-from service.outbox.models import AddressStatus, OutboxMessage
+from service.outbox.models import OutboxMessage
 from service.outbox.queue import DELIVER_TASK, TASK_BATCH
 from tests.worker.conftest import SMTPServer, Stack, Stop, WorkerProcess, wait_for
 from tests.worker.outbox_rows import rows

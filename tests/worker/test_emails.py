@@ -15,10 +15,10 @@ from service.db import session_scope
 from service.games import store
 from service.games.records import game_record
 from service.history.my_games import send_my_games_link
-from service.models import Game, Player
+from service.models import AddressStatus, Game, Player
 from service.outbox import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
 from service.outbox.addresses import mark_bouncing
-from service.outbox.models import AddressStatus, OutboxMessage
+from service.outbox.models import OutboxMessage
 from service.present.emails import queue_my_games_email
 from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, rows
