@@ -27,7 +27,13 @@ embedded mode instead (the email is rendered and "sent" inside the request).
 
 No assertion on timings anywhere: this prints figures and the aims beside them, as a table, or
 with ``--json`` one JSON object per measurement (``endpoint``, ``games``, ``req_s``, ``p50_ms``,
-``p99_ms``, ``cpu_ms_per_req``, ``errors``, ``others_cores``), one a line.
+``p99_ms``, ``cpu_ms_per_req``, ``healthz_cpu_ms_per_req``, ``x_healthz``, ``errors``,
+``others_cores``), one a line.
+
+Side by side: the machine's speed drifts over a run (a shared VM: other guests, frequency), so
+``/healthz`` is measured again after each endpoint, and each endpoint's CPU per request is set
+against the mean of the healthz windows just before and after it (``healthz_cpu_ms_per_req``).
+The healthz line itself is its first window.
 """
 
 from __future__ import annotations
@@ -369,6 +375,9 @@ class Result:
     others: float
     """Cores busy with everything but gunicorn and wrk: PostgreSQL, Redis, and whatever else
     runs on the machine (a high figure means the run was disturbed)."""
+    again: bool = False
+    """A healthz window measured after an endpoint's, for the ratio of the endpoint next to it
+    (``baselines``), not a line of its own."""
 
     @property
     def rate(self) -> float:
@@ -413,13 +422,15 @@ def run_wrk(
 
 def measure(
     name: str, games: int, base: str, lines: list[str], workdir: Path, args: argparse.Namespace,
-    *, once: bool = False,
+    *, once: bool = False, again: bool = False,
 ) -> Result:  # fmt: skip
+    """One window of ``lines`` after a warm-up (a baseline window ``again``: one after an
+    endpoint's, the machine warm already)."""
     if once:
         # Warm up on games of their own: a POST game serves once.
         warm, lines = lines[:WARM_UP_POSTS], lines[WARM_UP_POSTS:]
         run_wrk(base, warm, workdir, seconds=3, connections=args.connections, once=True)
-    else:
+    elif not again:
         run_wrk(base, lines, workdir, seconds=2, connections=args.connections)
     data = run_wrk(
         base,
@@ -442,6 +453,7 @@ def measure(
         client_cpu=data["client_cpu"],
         server_ms=data["server_cpu"] * 1000 / max(1, data["requests"]),
         others=data["others"],
+        again=again,
     )
     print(
         f"  {name:<14}{games:>9,} games {result.rate:>8.0f} req/s  p50 {result.p50_ms:6.1f} ms"
@@ -557,11 +569,16 @@ def main() -> None:
                 for g in sample
                 if template_of[g].ply >= LONG_PLIES[0]
             ]
-            results.append(measure("healthz", size, base, ["GET\t/healthz"], workdir, args))
-            results.append(measure("private", size, base, private, workdir, args))
-            results.append(measure("public-early", size, base, early, workdir, args))
-            results.append(measure("public-late", size, base, late, workdir, args))
+            # The baseline again after each endpoint: each is set against the healthz windows
+            # just before and after it, measured under the same conditions of the machine.
+            healthz = ["GET\t/healthz"]
+            results.append(measure("healthz", size, base, healthz, workdir, args))
+            pages = (("private", private), ("public-early", early), ("public-late", late))
+            for name, lines in pages:
+                results.append(measure(name, size, base, lines, workdir, args))
+                results.append(measure("healthz", size, base, healthz, workdir, args, again=True))
             results.append(measure("move", size, base, moves, workdir, args, once=True))
+            results.append(measure("healthz", size, base, healthz, workdir, args, again=True))
             used_for_moves = size
             played = db.execute(
                 "SELECT count(DISTINCT game_id) FROM moves WHERE id > %s", (last_move,)
@@ -593,9 +610,33 @@ def main() -> None:
     report(results, args)
 
 
+def baselines(results: list[Result]) -> dict[tuple[str, int], float]:
+    """healthz's CPU ms per request beside each measurement: for an endpoint, the mean of the
+    healthz windows just before and after it (the machine's speed drifts over a run, and a
+    ratio is of two figures taken under the same conditions); for healthz, its own."""
+    found = {}
+    for i, r in enumerate(results):
+        if r.endpoint == "healthz":
+            if not r.again:
+                found[(r.endpoint, r.games)] = r.server_ms
+            continue
+        beside = [
+            results[j].server_ms
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(results)
+            and results[j].endpoint == "healthz"
+            and results[j].games == r.games
+        ]
+        found[(r.endpoint, r.games)] = sum(beside) / len(beside)
+    return found
+
+
 def report(results: list[Result], args: argparse.Namespace) -> None:
+    base = baselines(results)
+    lines = [r for r in results if not r.again]
     if args.json:
-        for r in results:
+        for r in lines:
+            healthz = base[(r.endpoint, r.games)]
             print(
                 json.dumps(
                     {
@@ -605,6 +646,8 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
                         "p50_ms": round(r.p50_ms, 2),
                         "p99_ms": round(r.p99_ms, 2),
                         "cpu_ms_per_req": round(r.server_ms, 3),
+                        "healthz_cpu_ms_per_req": round(healthz, 3),
+                        "x_healthz": round(r.server_ms / healthz, 2) if healthz else None,
                         "errors": r.errors,
                         "others_cores": round(r.others, 2),
                     }
@@ -619,27 +662,27 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     )
     print(
         f"{'endpoint':<14}{'games':>9}{'req/s':>8}{'p50 ms':>8}{'p99 ms':>8}{'errors':>7}"
-        f"{'CPU ms/req':>11}{'x healthz':>10}{'others':>8}"
+        f"{'CPU ms/req':>11}{'healthz':>9}{'x healthz':>10}{'others':>8}"
     )
-    by = {(r.endpoint, r.games): r for r in results}
-    for r in results:
-        base = by[("healthz", r.games)]
-        times = r.server_ms / base.server_ms if base.server_ms else 0.0
+    by = {(r.endpoint, r.games): r for r in lines}
+    for r in lines:
+        healthz = base[(r.endpoint, r.games)]
+        times = r.server_ms / healthz if healthz else 0.0
         print(
             f"{r.endpoint:<14}{r.games:>9,}{r.rate:>8.0f}{r.p50_ms:>8.1f}{r.p99_ms:>8.1f}"
-            f"{r.errors:>7}{r.server_ms:>11.2f}{times:>9.1f}x{r.others:>8.2f}"
+            f"{r.errors:>7}{r.server_ms:>11.2f}{healthz:>9.2f}{times:>9.1f}x{r.others:>8.2f}"
         )
     print(
         "CPU ms/req: gunicorn's CPU time per request (steadier than req/s on a shared machine); "
-        "x healthz: that, over healthz's; others: cores busy with anything but gunicorn and wrk"
+        "healthz: healthz's, in the windows just before and after that line; x healthz: the "
+        "ratio of the two; others: cores busy with anything but gunicorn and wrk"
     )
     print()
     for size in SIZES:
-        base = by[("healthz", size)]
         print(
             f"{size:,} games, server CPU per request over healthz's: "
             + ", ".join(
-                f"{name} {by[(name, size)].server_ms / base.server_ms:.1f}x (aim <= {aim}x)"
+                f"{name} {by[(name, size)].server_ms / base[(name, size)]:.1f}x (aim <= {aim}x)"
                 for name, aim in AIMS.items()
             )
         )
