@@ -104,24 +104,29 @@ def get_game(session: Session, game_id: int) -> Game:
 
 
 def _with_seats(where: Any, *, statuses: bool) -> Any:
-    """A game, its seats and their players (and with ``statuses`` the players' address status,
-    None where a player has no row), by seat letter."""
-    entities: tuple[Any, ...] = (
-        (Game, Seat, Player, AddressStatus) if statuses else (Game, Seat, Player)
-    )
+    """A game, its seats and their players, and its latest snapshot's state (None when there is
+    none at the game's ply), by seat letter; with ``statuses`` the players' address status too
+    (None where a player has no row)."""
+    entities: tuple[Any, ...] = (Game, Seat, Player, col(Snapshot.state))
     statement = (
         select(*entities)
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .join(Player, col(Player.id) == col(Seat.player_id))
+        # The latest snapshot is kept at the game's ply: every page starts from that position.
+        .outerjoin(
+            Snapshot,
+            sa.and_(col(Snapshot.game_id) == col(Game.id), col(Snapshot.ply) == col(Game.ply)),
+        )
     )
     if statuses:
-        statement = statement.outerjoin(
+        statement = statement.add_columns(AddressStatus).outerjoin(
             AddressStatus, col(AddressStatus.player_id) == col(Player.id)
         )
     return statement.where(where).order_by(col(Seat.letter))
 
 
-# A private page says whose email bounces: its seats come with their address status.
+# What a page reads first, in one round trip: the game row, its seats, their players and the
+# latest position; a private page also says whose email bounces (the address statuses).
 _GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"), statuses=True)
 _GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"), statuses=False)
 
@@ -133,7 +138,8 @@ def get_game_by_public_id(session: Session, public_id: str) -> Game:
 
 
 def get_game_with_seats(session: Session, game_id: int) -> Game:
-    """``get_game`` and ``seats_of`` in one query: what a page reads first."""
+    """``get_game``, ``seats_of``, ``address_statuses`` and the latest snapshot in one query:
+    what a private page reads first."""
     return _game_with_seats(session, _GAME_WITH_SEATS, game_id)
 
 
@@ -148,14 +154,20 @@ def _game_with_seats(session: Session, statement: Any, game_ref: object) -> Game
     assert game.id is not None
     cache: dict[int, dict[str, tuple[Seat, Player]]] = session.info.setdefault(SEATS_KEY, {})
     cache.setdefault(game.id, {row[1].letter: (row[1], row[2]) for row in rows})
-    if len(rows[0]) > 3:
+    latest = rows[0][3]
+    if latest is not None:
+        session.info.setdefault(LATEST_KEY, {})[game.id] = StoredPosition(game.ply, latest)
+    if len(rows[0]) > 4:
         statuses = session.info.setdefault(STATUSES_KEY, {})
-        statuses.setdefault(game.id, {row[1].letter: row[3] for row in rows})
+        statuses.setdefault(game.id, {row[1].letter: row[4] for row in rows})
     return game
 
 
 SEATS_KEY = "battleline.seats"
 """Where a session keeps the seats it loaded, by game id (``seats_of``)."""
+LATEST_KEY = "battleline.latest_snapshot"
+"""Where a session keeps the latest snapshot read with a game (``_game_with_seats``), by game
+id: ``snapshot_at_or_before`` and ``snapshots_nearest`` at the game's ply need no query."""
 STATUSES_KEY = "battleline.address_statuses"
 """Where a session keeps the address status of each seat's player, by game id
 (``address_statuses``)."""
@@ -225,6 +237,7 @@ def _forget_seats_after_new_ones(session: Session, _context: object) -> None:
 def _forget_seats(session: Session) -> None:
     session.info.pop(SEATS_KEY, None)
     session.info.pop(STATUSES_KEY, None)
+    session.info.pop(LATEST_KEY, None)
 
 
 def find_player(session: Session, email: str) -> Player | None:
@@ -294,8 +307,17 @@ _SNAPSHOT_AT_OR_BEFORE = (
 
 def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPosition | None:
     """The snapshot nearest before (or at) ``ply``; one index range scan."""
+    latest = _latest_read(session, game_id)
+    if latest is not None and latest.ply == ply:
+        return latest
     row = read_rows(session, _SNAPSHOT_AT_OR_BEFORE, {"game_id": game_id, "ply": ply}).first()
     return None if row is None else StoredPosition(*row)
+
+
+def _latest_read(session: Session, game_id: int) -> StoredPosition | None:
+    """The latest snapshot of a game, if it was read with the game in this session."""
+    found: StoredPosition | None = session.info.get(LATEST_KEY, {}).get(game_id)
+    return found
 
 
 def _nearest_snapshot_ply(name: str) -> Any:
@@ -319,7 +341,14 @@ def snapshots_nearest(
     session: Session, game_id: int, first: int, second: int
 ) -> list[StoredPosition]:
     """The snapshots nearest before (or at) two plies, in one query of two index lookups: one
-    row when both plies have the same nearest snapshot, none when the game has no snapshot."""
+    row when both plies have the same nearest snapshot, none when the game has no snapshot.
+    The latest snapshot read with the game stands for itself (then one lookup, or none)."""
+    latest = _latest_read(session, game_id)
+    if latest is not None and latest.ply == second:
+        if first == second:
+            return [latest]
+        before = snapshot_at_or_before(session, game_id, first)
+        return [latest] if before is None else [before, latest]
     rows = read_rows(
         session, _SNAPSHOTS_NEAREST_TWO, {"game_id": game_id, "first": first, "second": second}
     )
@@ -379,6 +408,7 @@ def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any
     keeps one snapshot per block and its latest. (In place by a Core UPDATE: snapshots are read
     through this module's functions, never as ORM objects that would keep the old values.)"""
     session.flush()
+    session.info.pop(LATEST_KEY, None)  # the latest read is replaced, or one after it added
     replaced = session.connection().execute(
         _REPLACE_LATEST_SNAPSHOT,
         {"of_game": game_id, "new_ply": ply, "state": state, "now": utcnow()},
