@@ -65,12 +65,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.lobby.cli import games_cli
     from service.play import bp as play_bp
     from service.present.board import board_html
-    from service.present.move_buttons import card_play_html
+    from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
 
     templating.init_app(app)
     # The board and the buttons that play a card are drawn by Python (the hot parts of the pages).
     app.jinja_env.globals["board_html"] = board_html
     app.jinja_env.globals["card_play_html"] = card_play_html
+    app.jinja_env.globals["redeploy_html"] = redeploy_html
+    app.jinja_env.globals["traitor_html"] = traitor_html
     conditional.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
