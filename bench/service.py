@@ -33,7 +33,9 @@ with ``--json`` one JSON object per measurement (``endpoint``, ``games``, ``req_
 Side by side: the machine's speed drifts over a run (a shared VM: other guests, frequency), so
 ``/healthz`` is measured again after each endpoint, and each endpoint's CPU per request is set
 against the mean of the healthz windows just before and after it (``healthz_cpu_ms_per_req``).
-The healthz line itself is its first window.
+The healthz line itself is its first window. Before the windows of each number of games, the
+workers warm up on all three pages for ``--warm-up`` seconds: their caches and heaps grow to
+their steady size first (otherwise the first page measured after a start pays for that growth).
 """
 
 from __future__ import annotations
@@ -312,6 +314,7 @@ def start_gunicorn(
 ) -> subprocess.Popen[bytes]:
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
+        "--config", str(ROOT / "gunicorn.conf.py"),  # as the Procfile runs it
         "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
         "--backlog", "2048", "--log-level", "warning", "service:create_app()",
     ]  # fmt: skip
@@ -473,6 +476,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections")
     parser.add_argument("--seconds", type=float, default=8, help="per measurement")
+    parser.add_argument(
+        "--warm-up", type=float, default=8, help="on all pages, before each number of games"
+    )
     parser.add_argument("--eager-mail", action="store_true", help="embedded mode, no Redis")
     parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
     parser.add_argument(
@@ -569,6 +575,12 @@ def main() -> None:
                 for g in sample
                 if template_of[g].ply >= LONG_PLIES[0]
             ]
+            # The workers' caches and heaps first grow to their steady size on all the pages
+            # (the first window after a start measured that growth, not the page).
+            # (late is the shortest list: the long games only).
+            mixed = [line for three in zip(private, early, late, strict=False) for line in three]
+            print(f"  warming up on the pages for {args.warm_up:.0f} s", file=progress)
+            run_wrk(base, mixed, workdir, seconds=args.warm_up, connections=args.connections)
             # The baseline again after each endpoint: each is set against the healthz windows
             # just before and after it, measured under the same conditions of the machine.
             healthz = ["GET\t/healthz"]
