@@ -338,8 +338,9 @@ def start_gunicorn(
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def group_cpu(pgid: int) -> float:
-    """CPU seconds used so far by the live processes of process group ``pgid`` (gunicorn)."""
+def group_cpu(pgid: int, *, system_only: bool = False) -> float:
+    """CPU seconds used so far by the live processes of process group ``pgid`` (gunicorn); with
+    ``system_only`` the kernel's part alone (system calls, page faults)."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -350,7 +351,7 @@ def group_cpu(pgid: int) -> float:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if int(fields[2]) == pgid:  # pgrp; utime and stime follow at 11 and 12
-            total += int(fields[11]) + int(fields[12])
+            total += int(fields[12]) if system_only else int(fields[11]) + int(fields[12])
     return total / TICK
 
 
@@ -407,10 +408,12 @@ def run_wrk(
     ]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server_before, busy_before = group_cpu(pgid), host_busy()
+    kernel_before = group_cpu(pgid, system_only=True)
     start = time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     wall = time.perf_counter() - start
     server_cpu, busy = group_cpu(pgid) - server_before, host_busy() - busy_before
+    kernel_cpu = group_cpu(pgid, system_only=True) - kernel_before
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     match = re.search(r"^@@(\{.*\})$", out, re.MULTILINE)
     if not match:
@@ -419,6 +422,7 @@ def run_wrk(
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     data["client_cpu"] = cpu / wall
     data["server_cpu"] = server_cpu
+    data["server_kernel_share"] = kernel_cpu / server_cpu if server_cpu else 0.0
     data["others"] = max(0.0, busy - server_cpu - cpu) / wall
     return data
 
@@ -460,7 +464,8 @@ def measure(
     )
     print(
         f"  {name:<14}{games:>9,} games {result.rate:>8.0f} req/s  p50 {result.p50_ms:6.1f} ms"
-        f"  p99 {result.p99_ms:6.1f} ms  errors {errors}  server {result.server_ms:5.1f} ms CPU/req"
+        f"  p99 {result.p99_ms:6.1f} ms  errors {errors}  server {result.server_ms:5.2f} ms CPU/req"
+        f" ({data['server_kernel_share']:.0%} kernel)"
         f"  (wrk {result.client_cpu:.0%} of a core, others {result.others:.2f} cores)",
         file=sys.stderr if args.json else sys.stdout,
         flush=True,
