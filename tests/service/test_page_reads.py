@@ -56,6 +56,14 @@ def selects(app: Flask) -> Iterator[list[str]]:
         event.remove(engine_, "before_cursor_execute", note)
 
 
+def tables_read(app: Flask, client: FlaskClient, path: str) -> tuple[str, list[str]]:
+    """The page at ``path`` and the table each of its SELECTs reads first, in order."""
+    with selects(app) as sent:
+        page = client.get(path)
+    assert page.status_code == 200
+    return page.get_data(as_text=True), [re.findall(r"\bFROM (\w+)", s)[0] for s in sent]
+
+
 def without_tokens(html: str) -> str:
     """A page with its signed links' timestamps left out (a link made a second later differs)."""
     return re.sub(r"/p/[A-Za-z0-9_.-]+", "/p/TOKEN", html)
@@ -72,12 +80,9 @@ def test_a_private_page_reads_the_game_and_its_latest_moves_only(
         bob = store.find_player(session, "bob@example.org")
         assert bob is not None and bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
-    with selects(app) as sent:
-        page = client.get(f"/p/{game['token'][seat]}")
-    assert page.status_code == 200
-    assert "does not arrive: the address bounces" in page.get_data(as_text=True)
-    tables = [re.findall(r"\bFROM (\w+)", statement)[0] for statement in sent]
-    assert tables == ["games", "moves"], sent
+    page, tables = tables_read(app, client, f"/p/{game['token'][seat]}")
+    assert "does not arrive: the address bounces" in page
+    assert tables == ["games", "moves"]
 
 
 def test_the_public_page_at_the_latest_position_reads_the_game_and_its_log_only(
@@ -85,11 +90,8 @@ def test_the_public_page_at_the_latest_position_reads_the_game_and_its_log_only(
 ) -> None:
     game = create_and_accept(app, client, seed="page-reads-public")
     state = play(app, game["id"], 40, random.Random(2))
-    with selects(app) as sent:
-        page = client.get(f"/games/{game['public_id']}?ply={state.ply}")
-    assert page.status_code == 200
-    tables = [re.findall(r"\bFROM (\w+)", statement)[0] for statement in sent]
-    assert tables == ["games", "moves"], sent
+    _, tables = tables_read(app, client, f"/games/{game['public_id']}?ply={state.ply}")
+    assert tables == ["games", "moves"]
 
 
 def test_without_a_snapshot_at_the_latest_ply_the_pages_come_from_the_ones_before(
