@@ -34,8 +34,8 @@ Side by side: the machine's speed drifts over a run (a shared VM: other guests, 
 ``/healthz`` is measured again after each endpoint, and each endpoint's CPU per request is set
 against the mean of the healthz windows just before and after it (``healthz_cpu_ms_per_req``).
 The healthz line itself is its first window. Before the windows of each number of games, the
-workers warm up on all three pages for ``--warm-up`` seconds: their caches and heaps grow to
-their steady size first (otherwise the first page measured after a start pays for that growth).
+workers warm up on all three pages for ``--warm-up`` seconds, so that their caches (move words,
+claims, buttons) are full before any window rather than filling during the first one.
 """
 
 from __future__ import annotations
@@ -580,9 +580,8 @@ def main() -> None:
                 for g in sample
                 if template_of[g].ply >= LONG_PLIES[0]
             ]
-            # The workers' caches and heaps first grow to their steady size on all the pages
-            # (the first window after a start measured that growth, not the page).
-            # (late is the shortest list: the long games only).
+            # The workers' caches fill on all the pages before any window (late is the
+            # shortest list, the long games only: zip stops there).
             mixed = [line for three in zip(private, early, late, strict=False) for line in three]
             print(f"  warming up on the pages for {args.warm_up:.0f} s", file=progress)
             run_wrk(base, mixed, workdir, seconds=args.warm_up, connections=args.connections)
