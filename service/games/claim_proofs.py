@@ -16,18 +16,25 @@ import engine
 
 def proof_record(state: engine.GameState, move: engine.Move) -> dict[str, Any] | None:
     """The proof of claim ``move`` in ``state`` (the position before it) as stored with its log
-    entry; None for any other move, and for a claim that does not hold (the engine refuses it).
+    entry (``record_of``); None for any other move, and for a claim that does not hold (the
+    engine refuses it)."""
+    if move.action is not engine.Action.CLAIM or move.flag is None:
+        return None
+    proof = engine.claim_proof_view(state, move.seat, move.flag)
+    return record_of(proof, engine.spectator_view(state).flags[move.flag - 1])
+
+
+def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> dict[str, Any] | None:
+    """A proved claim's fields, from the proof and the flag at the moment of the claim; None for
+    a proof that does not hold. What a log entry keeps, and what every explanation of a claim
+    is read from (``service.present.claims``), whether kept or worked out from a position.
 
     Short, because a game makes a few claims and the aim is 32 KB a finished game on disk:
     ``{"mine": formation, "best": formation or absent, "loser": seat, "theirs": the loser's
     cards at the flag}``, and ``"short": true`` (too few unseen troops remained for the loser to
     complete) and ``"done": true`` (the loser's side was complete) only when true."""
-    if move.action is not engine.Action.CLAIM or move.flag is None:
-        return None
-    proof = engine.claim_proof_view(state, move.seat, move.flag)
     if not proof.provable or proof.formation is None:
         return None
-    flag = engine.spectator_view(state).flags[move.flag - 1]
     theirs = flag.cards[proof.opponent]
     record: dict[str, Any] = {"mine": formation_record(proof.formation)}
     if proof.opponent_best is not None:

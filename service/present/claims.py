@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.games.claim_proofs import formation_from_record
+from service.games.claim_proofs import formation_from_record, record_of
 from service.games.state import state_at
 from service.games.store import LogEntry
 from service.kept import Kept
@@ -120,18 +121,8 @@ def _who(seat: str, names: Mapping[str, str], reader: str | None) -> tuple[str, 
 def explained(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimExplained | None:
     """A proved claim in fields, from the proof and the flag at the moment of the claim; None
     for a proof that does not hold."""
-    if not proof.provable or proof.formation is None:
-        return None
-    return ClaimExplained(
-        flag=proof.flag,
-        claimer=proof.seat,
-        loser=proof.opponent,
-        formation=proof.formation,
-        best=proof.opponent_best,
-        cannot_complete=proof.opponent_cannot_complete,
-        loser_complete=len(flag.cards[proof.opponent]) >= flag.formation_size,
-        loser_cards=tuple(flag.cards[proof.opponent]),
-    )
+    record = record_of(proof, flag)
+    return None if record is None else _from_fields(proof.flag, proof.seat, record)
 
 
 def claims_now(state: engine.GameState, seat: str) -> dict[int, ClaimExplained]:
@@ -171,19 +162,23 @@ def claims_in_log(
 def from_record(entry: LogEntry, ruleset: str) -> ClaimExplained:
     """The claim of log ``entry`` (a game of ``ruleset``) explained from the proof kept with it."""
     assert entry.proof is not None
-    data = entry.proof
     move = engine.parse_move(entry.notation, engine.get_ruleset(ruleset))
     assert move.flag is not None, f"a proof is kept with claims only, not {entry.notation!r}"
-    best = data.get("best")
+    return _from_fields(move.flag, entry.seat, entry.proof)
+
+
+def _from_fields(flag: int, claimer: str, record: Mapping[str, Any]) -> ClaimExplained:
+    """A claim of ``flag`` by ``claimer`` from its fields (``claim_proofs.record_of``)."""
+    best = record.get("best")
     return ClaimExplained(
-        flag=move.flag,
-        claimer=entry.seat,
-        loser=data["loser"],
-        formation=formation_from_record(data["mine"]),
+        flag=flag,
+        claimer=claimer,
+        loser=record["loser"],
+        formation=formation_from_record(record["mine"]),
         best=None if best is None else formation_from_record(best),
-        cannot_complete=data.get("short", False),
-        loser_complete=data.get("done", False),
-        loser_cards=tuple(data["theirs"]),
+        cannot_complete=record.get("short", False),
+        loser_complete=record.get("done", False),
+        loser_cards=tuple(record["theirs"]),
     )
 
 
