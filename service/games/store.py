@@ -185,22 +185,13 @@ def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
     return cache.get(game_id, {})
 
 
-_SEAT_STATUSES = (
-    sa.select(col(Seat.letter), AddressStatus)
-    .join(AddressStatus, col(AddressStatus.player_id) == col(Seat.player_id))
-    .where(col(Seat.game_id) == sa.bindparam("game_id"))
-)
-
-
 def address_statuses(session: Session, game_id: int) -> dict[str, AddressStatus]:
     """The address status of each seat's player that has one, by seat letter: read with the
-    game's seats by ``get_game_with_seats``, else in one query of its own."""
+    game's seats (``get_game_with_seats``, which this reads first when it has not been)."""
     found = session.info.get(STATUSES_KEY, {}).get(game_id)
     if found is None:
-        return {
-            letter: status
-            for letter, status in session.execute(_SEAT_STATUSES, {"game_id": game_id})
-        }
+        _game_with_seats(session, _GAME_WITH_SEATS, game_id)
+        found = session.info[STATUSES_KEY][game_id]
     return {letter: status for letter, status in found.items() if status is not None}
 
 

@@ -20,7 +20,7 @@ from service.db import get_engine, session_scope
 from service.games import store
 from service.games.state import apply_moves, load_state
 from service.models import Snapshot
-from service.outbox.addresses import mark_bouncing
+from service.outbox.addresses import bouncing_addresses, mark_bouncing
 from tests.service.play_driver import create_and_accept
 
 
@@ -112,3 +112,19 @@ def test_without_a_snapshot_at_the_latest_ply_the_pages_come_from_the_ones_befor
         )
     after = [without_tokens(client.get(path).get_data(as_text=True)) for path in pages]
     assert after == before
+
+
+def test_bouncing_addresses_read_the_seats_when_no_page_did(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Asked first (no page read the game in this session), the statuses come with the seats."""
+    game = create_and_accept(app, client, seed="page-reads-statuses")
+    with app.app_context(), session_scope() as session:
+        bob = store.find_player(session, "bob@example.org")
+        assert bob is not None and bob.id is not None
+        mark_bouncing(session, bob.id, "550 no such user")
+    with app.app_context(), session_scope() as session:
+        found = bouncing_addresses(session, game["id"])
+    assert [(b.seat, b.email, b.reason) for b in found] == [
+        ("B", "bob@example.org", "550 no such user")
+    ]
