@@ -17,10 +17,11 @@ def seat_for_token(
     ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError, and the
     errors of ``checked_seat``.
     """
-    # Locked: the row alone, the seats read after the lock. Joined under FOR UPDATE, the seats
-    # would come from before a wait for the lock (PostgreSQL re-reads only locked rows), and
-    # two acceptances at once would each miss the other's.
-    game = (store.lock_game if lock else store.get_game_with_seats)(session, token.game_id)
+    # Locked: the seats read after the lock (store.lock_game_with_seats), or two acceptances
+    # at once would each miss the other's.
+    game = (store.lock_game_with_seats if lock else store.get_game_with_seats)(
+        session, token.game_id
+    )
     return game, checked_seat(session, token.game_id, token.seat, token.generation)
 
 

@@ -242,8 +242,9 @@ def apply_moves(
     """Apply ``moves`` for ``seat``, in order, all or nothing, to the game standing at
     ``expected_ply``; return the new position and the engine's events.
 
-    Locks the game row first (``store.lock_game``), so two identical requests apply once: the
-    second waits, then finds the log already holding its moves and raises AlreadyPlayedError.
+    Locks the game row first (``store.lock_game_with_seats``), so two identical requests apply
+    once: the second waits, then finds the log already holding its moves and raises
+    AlreadyPlayedError.
     Appends one log entry per move, stores a snapshot, moves the deadline to ``now`` plus the
     game's days per move when the turn passes to the other seat, and finishes the game row
     (status, result, no deadline) when the game ends. Works in the caller's session; the
@@ -254,7 +255,7 @@ def apply_moves(
     WrongSeatError, StaleMoveError, AlreadyPlayedError or IllegalMoveRefusal; nothing is
     written then.
     """
-    game = store.lock_game(session, game_id)
+    game = store.lock_game_with_seats(session, game_id)
     return apply_to_locked(
         session, game, load_state(session, game), seat, expected_ply, moves,
         now=now, by_server=by_server,
@@ -302,8 +303,9 @@ def apply_to_locked(
     store.append_moves(session, game_id, entries, proofs)  # one INSERT for the whole turn
     store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
     _update_game(game, state, events, now or clock.now())
+    # Not flushed here: what the listeners change on the row too (the start of the next turn)
+    # goes in the same UPDATE, at the commit or at the first query that needs it (autoflush).
     session.add(game)
-    session.flush()
     _tell_listeners(session, game, state, events)
     return state, events
 

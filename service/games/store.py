@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 import engine
@@ -61,6 +62,16 @@ def lock_game(session: Session, game_id: int) -> Game:
     game = session.exec(_LOCK_GAME, params={"game_id": game_id}).one_or_none()
     if game is None:
         raise GameNotFoundError(game_id)
+    return game
+
+
+def lock_game_with_seats(session: Session, game_id: int) -> Game:
+    """``lock_game``, then what a change reads next in one more query: the seats, their players
+    and address statuses, and the latest snapshot (``get_game_with_seats``). Read after the lock,
+    so they are the state the lock protects (joined under ``FOR UPDATE``, they would come from
+    before a wait for it: PostgreSQL re-reads only the locked rows). Raises GameNotFoundError."""
+    game = lock_game(session, game_id)
+    _game_with_seats(session, _GAME_WITH_SEATS_AFTER_LOCK, game_id, fresh=True)
     return game
 
 
@@ -129,6 +140,8 @@ def _with_seats(where: Any, *, statuses: bool) -> Any:
 # latest position; a private page also says whose email bounces (the address statuses).
 _GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"), statuses=True)
 _GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"), statuses=False)
+# The same after the game's lock: rows read before the lock (in this session) are read again.
+_GAME_WITH_SEATS_AFTER_LOCK = _GAME_WITH_SEATS.execution_options(populate_existing=True)
 
 
 def get_game_by_public_id(session: Session, public_id: str) -> Game:
@@ -143,23 +156,35 @@ def get_game_with_seats(session: Session, game_id: int) -> Game:
     return _game_with_seats(session, _GAME_WITH_SEATS, game_id)
 
 
-def _game_with_seats(session: Session, statement: Any, game_ref: object) -> Game:
+def _game_with_seats(
+    session: Session, statement: Any, game_ref: object, *, fresh: bool = False
+) -> Game:
     """The game that ``statement`` selects by ``game_ref``, its seats and players loaded into
     the session's seat cache, all in one query (a game is made with its seats: no seat, no
-    game). Raises GameNotFoundError."""
+    game); ``fresh``: replacing what the session read of them before. Raises
+    GameNotFoundError."""
     rows = session.execute(statement, {"ref": game_ref}).all()
     if not rows:
         raise GameNotFoundError(game_ref)
     game: Game = rows[0][0]
     assert game.id is not None
-    cache: dict[int, dict[str, tuple[Seat, Player]]] = session.info.setdefault(SEATS_KEY, {})
-    cache.setdefault(game.id, {row[1].letter: (row[1], row[2]) for row in rows})
+    info = session.info
+    seats = {row[1].letter: (row[1], row[2]) for row in rows}
+    if fresh:
+        info.setdefault(SEATS_KEY, {})[game.id] = seats
+    else:
+        info.setdefault(SEATS_KEY, {}).setdefault(game.id, seats)
     latest = rows[0][3]
     if latest is not None:
-        session.info.setdefault(LATEST_KEY, {})[game.id] = StoredPosition(game.ply, latest)
+        info.setdefault(LATEST_KEY, {})[game.id] = StoredPosition(game.ply, latest)
+    elif fresh:
+        info.get(LATEST_KEY, {}).pop(game.id, None)
     if len(rows[0]) > 4:
-        statuses = session.info.setdefault(STATUSES_KEY, {})
-        statuses.setdefault(game.id, {row[1].letter: row[4] for row in rows})
+        statuses = {row[1].letter: row[4] for row in rows}
+        if fresh:
+            info.setdefault(STATUSES_KEY, {})[game.id] = statuses
+        else:
+            info.setdefault(STATUSES_KEY, {}).setdefault(game.id, statuses)
     return game
 
 
@@ -193,6 +218,24 @@ def address_statuses(session: Session, game_id: int) -> dict[str, AddressStatus]
         _game_with_seats(session, _GAME_WITH_SEATS, game_id)
         found = session.info[STATUSES_KEY][game_id]
     return {letter: status for letter, status in found.items() if status is not None}
+
+
+def known_address_status(
+    session: Session, game_id: int, player_id: int
+) -> tuple[bool, AddressStatus | None]:
+    """What this session read of a seat's player's address status with the game's seats,
+    without a query: ``(True, the row)``, or ``(True, None)`` when the player has none;
+    ``(False, None)`` when it was not read (or the player holds no seat of the game)."""
+    statuses = session.info.get(STATUSES_KEY, {}).get(game_id)
+    seats = session.info.get(SEATS_KEY, {}).get(game_id)
+    if statuses is None or seats is None:
+        return False, None
+    for letter, (_, player) in seats.items():
+        if player.id == player_id:
+            # A row this session met since (made by a concurrent request, say) is the truth.
+            met = session.identity_map.get(identity_key(AddressStatus, player_id))
+            return True, met if isinstance(met, AddressStatus) else statuses.get(letter)
+    return False, None
 
 
 def seats_of_games(

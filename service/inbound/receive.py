@@ -229,7 +229,7 @@ def _handle(
     seat = _seat(session, headers.reply_keys(message, recipients, local, str(domain)))
     if seat is None:
         return Received(Outcome.UNKNOWN_KEY, "to no reply address of a seat")
-    game = store.lock_game(session, seat.game_id)
+    game = store.lock_game_with_seats(session, seat.game_id)
     assert game.id is not None
     _, player = store.seats_of(session, game.id)[seat.letter]
     if row.sender != player.email:

@@ -115,7 +115,14 @@ def blocked_reason(
     rules = kind.rules
     if rules.requested:
         return None
-    status = session.get(AddressStatus, player.id)
+    # A seat's status is read with the game's seats (one query for the game, not one a player).
+    known, status = (
+        store.known_address_status(session, game_id, player.id)
+        if game_id is not None and player.id is not None
+        else (False, None)
+    )
+    if not known:
+        status = session.get(AddressStatus, player.id)
     if status is not None:
         if status.unsubscribed_at is not None:
             return "unsubscribed"

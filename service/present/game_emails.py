@@ -404,12 +404,11 @@ def queue_game_over(
     for flag in seen.flags:
         if flag.claimed_by in held:
             held[flag.claimed_by].append(flag.number)
-    last = store.moves_from(session, game.id, state.ply - 1, state.ply)
-    leaver = last[0].seat if last else None
-    # The claims of the last turn, the one that ended the game among them, and why each held.
-    ending = final_claims(
-        session, game, store.moves_from(session, game.id, max(0, state.ply - 12), state.ply)
-    )
+    # The last entries: the last made it (a resignation names the leaver), and the claims of
+    # the last turn, the one that ended the game among them, and why each held.
+    recent = store.moves_from(session, game.id, max(0, state.ply - 12), state.ply)
+    leaver = recent[-1].seat if recent else None
+    ending = final_claims(session, game, recent)
     deciding = deciding_flags(seen, state.result)
     queued = []
     for letter, (seat_row, player) in seats.items():

@@ -145,7 +145,7 @@ def check_game(game_id: int, now: datetime) -> Checked:
     so a second check at the same moment finds nothing more to do. A computer seat has no
     deadline: its turn starts (``start_turn``) when its delay is over."""
     with session_scope() as session:
-        game = store.lock_game(session, game_id)
+        game = store.lock_game_with_seats(session, game_id)
         if game.status != GameStatus.ACTIVE or game.deadline is None or game.next_check_at is None:
             return Checked.NOTHING
         state = load_state(session, game)

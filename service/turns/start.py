@@ -119,7 +119,7 @@ def start_turn(game_id: int, turn: int) -> Started:
     A claim may end the game: then the game-over emails go instead."""
     now = clock.now()
     with session_scope() as session:
-        game = store.lock_game(session, game_id)
+        game = store.lock_game_with_seats(session, game_id)
         if game.turn_notified >= turn:
             return Started.ALREADY
         if game.status != GameStatus.ACTIVE:

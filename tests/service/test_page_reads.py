@@ -1,7 +1,9 @@
 """What a page reads: the game row comes with its seats, their players, the address statuses
 and the latest snapshot in one query, so that a private page and the public page at the
 latest position read the log once more and nothing else; and a game whose latest snapshot is
-not at its ply (kept before that was so) shows the same pages from the snapshots before it."""
+not at its ply (kept before that was so) shows the same pages from the snapshots before it.
+A move reads the same after the game's lock, and writes the game row once; its emails ask
+for no address status of their own."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from service.games import store
 from service.games.state import apply_moves, load_state
 from service.models import Snapshot
 from service.outbox.addresses import bouncing_addresses, mark_bouncing
+from service.outbox.kinds import MailKind
+from service.outbox.queue import blocked_reason
 from tests.service.play_driver import create_and_accept
 
 
@@ -39,12 +43,12 @@ def play(app: Flask, game_id: int, plies: int, rng: random.Random) -> engine.Gam
 
 
 @contextmanager
-def selects(app: Flask) -> Iterator[list[str]]:
-    """The SELECT statements the database is sent meanwhile."""
+def selects(app: Flask, kinds: tuple[str, ...] = ("SELECT",)) -> Iterator[list[str]]:
+    """The statements of these ``kinds`` (SELECT, INSERT...) the database is sent meanwhile."""
     sent: list[str] = []
 
     def note(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
+        if statement.lstrip().upper().startswith(kinds):
             sent.append(statement)
 
     with app.app_context():
@@ -128,3 +132,50 @@ def test_bouncing_addresses_read_the_seats_when_no_page_did(
     assert [(b.seat, b.email, b.reason) for b in found] == [
         ("B", "bob@example.org", "550 no such user")
     ]
+
+
+def test_a_move_reads_the_game_twice_and_writes_its_row_once(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The lock, then the seats, statuses and latest snapshot in one query (no query of its own
+    for the position); the row's new ply and the next turn's clock in one UPDATE."""
+    game = create_and_accept(app, client, seed="move-writes")
+    play(app, game["id"], 20, random.Random(4))
+    with app.app_context(), session_scope() as session:
+        state = load_state(session, store.get_game(session, game["id"]))
+    assert state.result is None and state.to_move is not None
+    # A turn that ends: a card played and a card drawn (or the end of the turn).
+    card = next(m for m in engine.legal_moves(state) if m.action is engine.Action.PLAY)
+    after, _ = engine.apply(state, card)
+    ending = [
+        m for m in engine.legal_moves(after) if m.action in (engine.Action.DRAW, engine.Action.END)
+    ]
+    assert ending
+    kinds = ("SELECT", "INSERT", "UPDATE", "DELETE")
+    with app.app_context(), session_scope() as session, selects(app, kinds) as sent:
+        _, events = apply_moves(session, game["id"], state.to_move, state.ply, [card, ending[0]])
+        session.flush()  # what the commit would write (the turn's start follows the commit)
+    assert any(isinstance(e, engine.TurnStarted) for e in events)
+    first_words = [" ".join(s.split()[:3]) for s in sent]
+    assert first_words[:2] == ["SELECT games.id, games.public_id,"] * 2
+    assert sum(s.startswith("SELECT") for s in sent) == 2
+    assert sum(s.startswith("UPDATE games") for s in sent) == 1
+
+
+def test_a_moves_emails_read_no_address_status_of_their_own(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The statuses come with the seats after the lock, the missing ones too (no row: nothing
+    blocks); one made in the same transaction afterwards is seen."""
+    game = create_and_accept(app, client, seed="move-statuses")
+    with app.app_context(), session_scope() as session:
+        store.lock_game_with_seats(session, game["id"])
+        players = [player for _, player in store.seats_of(session, game["id"]).values()]
+        with selects(app) as sent:
+            reasons = [blocked_reason(session, MailKind.YOUR_TURN, p, game["id"]) for p in players]
+        assert reasons == [None, None]
+        assert not [s for s in sent if "address_status" in s]
+        bob = next(p for p in players if p.email == "bob@example.org")
+        assert bob.id is not None
+        mark_bouncing(session, bob.id, "550 no such user")
+        assert blocked_reason(session, MailKind.YOUR_TURN, bob, game["id"]) == "bouncing"
