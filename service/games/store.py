@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
@@ -114,11 +115,12 @@ def get_game(session: Session, game_id: int) -> Game:
     return game
 
 
-def _with_seats(where: Any, *, statuses: bool) -> Any:
+def _with_seats(where: Any, *, statuses: bool = False, nearest: bool = False) -> Any:
     """A game, its seats and their players, and its latest snapshot's state (None when there is
     none at the game's ply), by seat letter; with ``statuses`` the players' address status too
-    (None where a player has no row)."""
-    entities: tuple[Any, ...] = (Game, Seat, Player, col(Snapshot.state))
+    (None where a player has no row); with ``nearest`` the snapshot nearest before (or at) the
+    ply ``near_ply`` too, when it is not the latest (the position a replay page shows)."""
+    entities: tuple[Any, ...] = (Game, Seat, Player, col(Snapshot.state).label("latest_state"))
     statement = (
         select(*entities)
         .join(Seat, col(Seat.game_id) == col(Game.id))
@@ -133,21 +135,44 @@ def _with_seats(where: Any, *, statuses: bool) -> Any:
         statement = statement.add_columns(AddressStatus).outerjoin(
             AddressStatus, col(AddressStatus.player_id) == col(Player.id)
         )
+    if nearest:
+        near, before = aliased(Snapshot, name="near"), aliased(Snapshot, name="before")
+        nearest_ply = (
+            sa.select(sa.func.max(col(before.ply)))
+            .where(col(before.game_id) == col(Game.id), col(before.ply) <= sa.bindparam("near"))
+            .scalar_subquery()
+        )
+        statement = statement.add_columns(
+            col(near.ply).label("near_ply"), col(near.state).label("near_state")
+        ).outerjoin(
+            near,
+            sa.and_(
+                col(near.game_id) == col(Game.id),
+                col(near.ply) == nearest_ply,
+                col(near.ply) < col(Game.ply),  # the latest comes as latest_state
+            ),
+        )
     return statement.where(where).order_by(col(Seat.letter))
 
 
 # What a page reads first, in one round trip: the game row, its seats, their players and the
 # latest position; a private page also says whose email bounces (the address statuses).
 _GAME_WITH_SEATS = _with_seats(Game.id == sa.bindparam("ref"), statuses=True)
-_GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"), statuses=False)
+_GAME_WITH_SEATS_BY_PUBLIC_ID = _with_seats(Game.public_id == sa.bindparam("ref"), nearest=True)
 # The same after the game's lock: rows read before the lock (in this session) are read again.
 _GAME_WITH_SEATS_AFTER_LOCK = _GAME_WITH_SEATS.execution_options(populate_existing=True)
 
 
-def get_game_by_public_id(session: Session, public_id: str) -> Game:
+def get_game_by_public_id(session: Session, public_id: str, near_ply: int | None = None) -> Game:
     """A game by the random id of its public page, with its seats (``seats_of`` then needs no
-    query). Raises GameNotFoundError."""
-    return _game_with_seats(session, _GAME_WITH_SEATS_BY_PUBLIC_ID, public_id)
+    query), and the snapshot nearest before ``near_ply`` (the position its replay page shows:
+    ``snapshot_at_or_before`` then needs no query). Raises GameNotFoundError."""
+    return _game_with_seats(
+        session,
+        _GAME_WITH_SEATS_BY_PUBLIC_ID,
+        public_id,
+        near=-1 if near_ply is None else near_ply,
+    )
 
 
 def get_game_with_seats(session: Session, game_id: int) -> Game:
@@ -157,34 +182,39 @@ def get_game_with_seats(session: Session, game_id: int) -> Game:
 
 
 def _game_with_seats(
-    session: Session, statement: Any, game_ref: object, *, fresh: bool = False
+    session: Session, statement: Any, game_ref: object, *, fresh: bool = False, near: int = -1
 ) -> Game:
-    """The game that ``statement`` selects by ``game_ref``, its seats and players loaded into
-    the session's seat cache, all in one query (a game is made with its seats: no seat, no
-    game); ``fresh``: replacing what the session read of them before. Raises
+    """The game that ``statement`` (``_with_seats``) selects by ``game_ref``, its seats and
+    players loaded into the session's seat cache, all in one query (a game is made with its
+    seats: no seat, no game), with what else the statement reads; ``fresh``: replacing what the
+    session read of them before; ``near``: the ply of a ``nearest`` statement. Raises
     GameNotFoundError."""
-    rows = session.execute(statement, {"ref": game_ref}).all()
+    rows = session.execute(statement, {"ref": game_ref, "near": near}).all()
     if not rows:
         raise GameNotFoundError(game_ref)
-    game: Game = rows[0][0]
+    first = rows[0]
+    game: Game = first.Game
     assert game.id is not None
     info = session.info
-    seats = {row[1].letter: (row[1], row[2]) for row in rows}
+    seats = {row.Seat.letter: (row.Seat, row.Player) for row in rows}
     if fresh:
         info.setdefault(SEATS_KEY, {})[game.id] = seats
     else:
         info.setdefault(SEATS_KEY, {}).setdefault(game.id, seats)
-    latest = rows[0][3]
-    if latest is not None:
-        info.setdefault(LATEST_KEY, {})[game.id] = StoredPosition(game.ply, latest)
+    if first.latest_state is not None:
+        info.setdefault(LATEST_KEY, {})[game.id] = StoredPosition(game.ply, first.latest_state)
     elif fresh:
         info.get(LATEST_KEY, {}).pop(game.id, None)
-    if len(rows[0]) > 4:
-        statuses = {row[1].letter: row[4] for row in rows}
+    fields = first._fields
+    if "AddressStatus" in fields:
+        statuses = {row.Seat.letter: row.AddressStatus for row in rows}
         if fresh:
             info.setdefault(STATUSES_KEY, {})[game.id] = statuses
         else:
             info.setdefault(STATUSES_KEY, {}).setdefault(game.id, statuses)
+    if "near_state" in fields and first.near_state is not None:
+        position = StoredPosition(first.near_ply, first.near_state)
+        info.setdefault(NEAREST_KEY, {})[game.id] = (near, position)
     return game
 
 
@@ -193,6 +223,10 @@ SEATS_KEY = "battleline.seats"
 LATEST_KEY = "battleline.latest_snapshot"
 """Where a session keeps the latest snapshot read with a game (``_game_with_seats``), by game
 id: ``snapshot_at_or_before`` and ``snapshots_nearest`` at the game's ply need no query."""
+NEAREST_KEY = "battleline.nearest_snapshot"
+"""Where a session keeps, by game id, the snapshot nearest before a ply read with a game
+(``get_game_by_public_id``): (that ply, the snapshot). ``snapshot_at_or_before`` of a ply from the
+snapshot's up to that one needs no query."""
 STATUSES_KEY = "battleline.address_statuses"
 """Where a session keeps the address status of each seat's player, by game id
 (``address_statuses``)."""
@@ -272,6 +306,7 @@ def _forget_seats(session: Session) -> None:
     session.info.pop(SEATS_KEY, None)
     session.info.pop(STATUSES_KEY, None)
     session.info.pop(LATEST_KEY, None)
+    session.info.pop(NEAREST_KEY, None)
 
 
 def find_player(session: Session, email: str) -> Player | None:
@@ -344,6 +379,9 @@ def snapshot_at_or_before(session: Session, game_id: int, ply: int) -> StoredPos
     latest = _latest_read(session, game_id)
     if latest is not None and latest.ply == ply:
         return latest
+    read_near: tuple[int, StoredPosition] | None = session.info.get(NEAREST_KEY, {}).get(game_id)
+    if read_near is not None and read_near[1].ply <= ply <= read_near[0]:
+        return read_near[1]
     row = read_rows(session, _SNAPSHOT_AT_OR_BEFORE, {"game_id": game_id, "ply": ply}).first()
     return None if row is None else StoredPosition(*row)
 
@@ -442,7 +480,9 @@ def save_snapshot(session: Session, game_id: int, ply: int, state: dict[str, Any
     keeps one snapshot per block and its latest. (In place by a Core UPDATE: snapshots are read
     through this module's functions, never as ORM objects that would keep the old values.)"""
     session.flush()
-    session.info.pop(LATEST_KEY, None)  # the latest read is replaced, or one after it added
+    # The latest read is replaced, or one after it added (and the nearest may be the one replaced).
+    session.info.pop(LATEST_KEY, None)
+    session.info.pop(NEAREST_KEY, None)
     replaced = session.connection().execute(
         _REPLACE_LATEST_SNAPSHOT,
         {"of_game": game_id, "new_ply": ply, "state": state, "now": utcnow()},

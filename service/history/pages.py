@@ -45,14 +45,20 @@ class RecordNotPublicError(Refusal):
         )
 
 
+def requested_ply(text: str | None) -> int | None:
+    """The number ``?ply=`` holds, if it is one (whether the game has that position or not)."""
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    return int(text) if text and re.fullmatch(r"[0-9]{1,7}", text) else None
+
+
 def parse_ply(text: str | None, last: int) -> int:
     """The position asked for by ``?ply=`` (default: the latest). Raises PositionError."""
     if text is None or text == "":
         return last
-    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
-    if not re.fullmatch(r"[0-9]{1,7}", text) or int(text) > last:
+    ply = requested_ply(text)
+    if ply is None or ply > last:
         raise PositionError(f"Positions of this game run from 0 (the deal) to {last}.")
-    return int(text)
+    return ply
 
 
 def public_page_context(session: Session, game: Game, ply_text: str | None) -> dict[str, Any]:

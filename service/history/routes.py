@@ -25,7 +25,7 @@ from service.history.my_games import (
     public_games,
     send_my_games_link,
 )
-from service.history.pages import public_page_context, record_json
+from service.history.pages import public_page_context, record_json, requested_ply
 from service.history.series import SeriesNotFoundError, series_page_context
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
@@ -43,7 +43,8 @@ def public_page(public_id: str) -> Response | str:
     ``?ply=``, the move list and the replay."""
     ply = request.args.get("ply")
     with read_scope() as session:
-        game = store.get_game_by_public_id(session, public_id)
+        # The position shown comes with the game: its nearest snapshot, in the same query.
+        game = store.get_game_by_public_id(session, public_id, requested_ply(ply))
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
             series_version(session, game),

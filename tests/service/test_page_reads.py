@@ -98,6 +98,17 @@ def test_the_public_page_at_the_latest_position_reads_the_game_and_its_log_only(
     assert tables == ["games", "moves"]
 
 
+def test_the_public_page_at_any_position_reads_the_game_and_its_log_only(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The snapshot nearest before the position shown comes with the game (the latest too)."""
+    game = create_and_accept(app, client, seed="page-reads-replay")
+    state = play(app, game["id"], 70, random.Random(5))
+    for ply in (0, 3, 29, 30, 31, 61, state.ply - 1):
+        _, tables = tables_read(app, client, f"/games/{game['public_id']}?ply={ply}")
+        assert tables == ["games", "moves"], ply
+
+
 def test_without_a_snapshot_at_the_latest_ply_the_pages_come_from_the_ones_before(
     app: Flask, client: FlaskClient
 ) -> None:
