@@ -15,7 +15,7 @@ from engine.cards import Card
 from engine.moves import Action, Move
 from engine.prover import ClaimProof, ClaimStatus, UnseenTroops, prove_claim
 from engine.rulesets import ClaimTiming
-from engine.state import SEATS, GameState, Outcome, Phase, Seat, Termination
+from engine.state import SEATS, GameState, Outcome, Phase, Seat, Termination, derived
 
 
 def visible_cards(state: GameState) -> list[Card]:
@@ -31,8 +31,17 @@ def visible_cards(state: GameState) -> list[Card]:
 
 
 def unseen_troops(state: GameState) -> UnseenTroops:
-    """The troops no one can see: still in a deck or in a hand (any hand, R13)."""
-    return UnseenTroops.from_visible(visible_cards(state), state.ruleset)
+    """The troops no one can see: still in a deck or in a hand (any hand, R13); worked out once
+    per state."""
+    kept = derived(state)
+    found: UnseenTroops | None = kept.get(_UNSEEN)
+    if found is None:
+        found = kept[_UNSEEN] = UnseenTroops.from_visible(visible_cards(state), state.ruleset)
+    return found
+
+
+_UNSEEN = "unseen troops"
+_PROOF = "claim proof"
 
 
 def claim_proof(
@@ -80,14 +89,21 @@ def claim_proof(
     completed_last = None
     if mine_done is not None and theirs_done is not None:
         completed_last = "mine" if mine_done > theirs_done else "theirs"
-    return prove_claim(
-        flag.cards[mine],
-        flag.cards[theirs],
-        flag.env_cards,
-        unseen if unseen is not None else unseen_troops(state),
-        rs,
-        completed_last,
-    )
+    # The prover's search, once per state and flag: a page asks for its view, its legal moves
+    # and its proofs, and each of them proves the complete flags.
+    kept = derived(state)
+    key = (_PROOF, seat, index)
+    found: ClaimProof | None = kept.get(key)
+    if found is None:
+        found = kept[key] = prove_claim(
+            flag.cards[mine],
+            flag.cards[theirs],
+            flag.env_cards,
+            unseen if unseen is not None else unseen_troops(state),
+            rs,
+            completed_last,
+        )
+    return found
 
 
 def claim_proofs(state: GameState, seat: Seat) -> dict[int, ClaimProof]:

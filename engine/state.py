@@ -74,6 +74,10 @@ class Outcome:
         return self.describe()
 
 
+DERIVED_KEY = "_derived"
+"""Where a state keeps what was worked out from it (``derived``), in its instance dict."""
+
+
 class _Evolving:
     """Copy-with-changes for the frozen state classes.
 
@@ -87,7 +91,19 @@ class _Evolving:
         fields = new.__dict__
         fields.update(self.__dict__)
         fields.update(changes)
+        fields.pop(DERIVED_KEY, None)  # worked out from the old state, not from this one
         return new
+
+
+def derived(state: object) -> dict[Any, Any]:
+    """What was worked out from this frozen state so far (claim proofs, unseen troops), kept
+    with it: a page asks the same of one position several times (its view, its legal moves,
+    its proofs). Not a field: equality, JSON and ``evolve`` ignore it."""
+    fields = state.__dict__
+    found: dict[Any, Any] | None = fields.get(DERIVED_KEY)
+    if found is None:
+        found = fields[DERIVED_KEY] = {}
+    return found
 
 
 @dataclass(frozen=True)
