@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from engine import (
     GameState,
     Move,
     apply,
+    claim_proofs,
     deal_from_seed,
     legal_moves,
     parse_move,
@@ -76,6 +78,19 @@ def test_every_card_is_always_accounted_for(ruleset: str, claims: ClaimTiming, s
     expected = sorted(RULESETS[ruleset].all_cards)
     for _, _, after in random_game(ruleset, claims, seed):
         assert sorted(all_cards(after)) == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(ruleset=rulesets, claims=claim_timings, seed=st.integers(0, 10**9))
+def test_the_proofs_a_state_keeps_are_its_own(ruleset: str, claims: ClaimTiming, seed: int) -> None:
+    """A state keeps the claim proofs worked out from it (its legal moves prove its flags); the
+    state a move makes from it starts without them: every proof asked of either equals the proof
+    of a fresh copy made by the constructor."""
+    for before, _, after in random_game(ruleset, claims, seed):
+        for state in (before, after):
+            fresh = dataclasses.replace(state)
+            for seat in state.ruleset.seats:
+                assert claim_proofs(state, seat) == claim_proofs(fresh, seat)
 
 
 @settings(max_examples=40, deadline=None)
