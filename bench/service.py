@@ -1,7 +1,8 @@
 """Service throughput: ``python bench/service.py`` from the repository root (.venv/bin/python).
 
-Starts gunicorn on a PostgreSQL database of its own (made and dropped here) and measures, side by
-side in one run, requests per second and p50/p99 latency of
+Starts gunicorn as the Procfile does (``gunicorn.conf.py``: a sync worker per core; ``--workers``
+to try another number) on a PostgreSQL database of its own (made and dropped here) and measures,
+side by side in one run, requests per second and p50/p99 latency of
 
 - ``healthz``: ``GET /healthz``, a minimal Flask endpoint, the baseline;
 - ``private``: ``GET /p/<token>``, the private page of the seat to move (hand, board, legal
@@ -45,6 +46,7 @@ import json
 import os
 import re
 import resource
+import runpy
 import secrets
 import signal
 import socket
@@ -310,12 +312,15 @@ def free_port() -> int:
 
 
 def start_gunicorn(
-    env: dict[str, str], port: int, workers: int, log: Path
+    env: dict[str, str], port: int, workers: int | None, log: Path
 ) -> subprocess.Popen[bytes]:
+    """gunicorn as the Procfile runs it (its config file: one worker per core), or with
+    ``workers``."""
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
-        "--config", str(ROOT / "gunicorn.conf.py"),  # as the Procfile runs it
-        "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
+        "--config", str(ROOT / "gunicorn.conf.py"),
+        *(["--workers", str(workers)] if workers else []),
+        "--bind", f"127.0.0.1:{port}",
         "--backlog", "2048", "--log-level", "warning", "service:create_app()",
     ]  # fmt: skip
     with open(log, "wb") as out:
@@ -333,6 +338,12 @@ def start_gunicorn(
             time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"gunicorn did not answer /healthz; see {log}")
+
+
+def configured_workers() -> int:
+    """The number of workers gunicorn.conf.py starts (the Procfile's)."""
+    workers: int = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
+    return workers
 
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -478,7 +489,11 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="gunicorn sync workers (default: gunicorn.conf.py's, a core each)",
+    )
     parser.add_argument("--connections", type=int, default=16, help="wrk connections")
     parser.add_argument("--seconds", type=float, default=8, help="per measurement")
     parser.add_argument(
@@ -673,7 +688,8 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     mail = "embedded (eager)" if args.eager_mail else "queued to Redis"
     print()
     print(
-        f"gunicorn {args.workers} sync workers, wrk 1 thread {args.connections} connections, "
+        f"gunicorn {args.workers or configured_workers()} sync workers, "
+        f"wrk 1 thread {args.connections} connections, "
         f"{args.seconds:.0f} s per line; PostgreSQL; mail {mail}; {os.cpu_count()} cores"
     )
     print(
