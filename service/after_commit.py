@@ -9,9 +9,11 @@ stalled must neither turn the answer into an error page nor hold the request:
 - The publish uses connections of its own (a pool), with short connect and socket timeouts
   (``BROKER_PUBLISH_TIMEOUT_S``) and no retries. The worker's consuming connection keeps
   ``broker_transport_options``: its BRPOP waits for the server by design.
-- It runs in a short-lived thread that the caller waits for at most ``BROKER_PUBLISH_TIMEOUT_S``
-  in all, however many tasks and round trips it takes (a stalled Redis accepts TCP connections
-  and then never answers).
+- It runs in the process's publishing thread, which the caller waits for at most
+  ``BROKER_PUBLISH_TIMEOUT_S`` in all, however many tasks and round trips it takes (a stalled
+  Redis accepts TCP connections and then never answers). One thread kept for the process, not
+  one started per publish: starting a thread cost a move POST about 0.2 ms of CPU. A publish
+  its caller stopped waiting for is dropped if it has not begun.
 - After a failure (or a wait cut short) this process publishes nothing for
   ``BROKER_PUBLISH_PAUSE_S``: the next requests do not each wait for the same stalled broker.
 
@@ -22,11 +24,12 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -83,6 +86,25 @@ Send = tuple[str, tuple[Any, ...]]
 """A task's name and its arguments."""
 
 
+IDLE_THREAD_S = 30.0
+"""A publishing thread with nothing to publish this long ends (the next publish starts one)."""
+
+
+@dataclass
+class _Job:
+    """One caller's tasks, for the publishing thread."""
+
+    celery_app: Celery[Any]
+    sends: Sequence[Send]
+    what: str
+    timeout: float
+    done: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+    published: bool = False
+    abandoned: bool = False
+    """The caller stopped waiting: not begun by then, the job is dropped."""
+
+
 @dataclass
 class _Publisher:
     """One process's publishing state for one Celery app."""
@@ -91,6 +113,9 @@ class _Publisher:
     connections: Any
     """A kombu connection pool, with the short timeouts (``TRANSPORT_OPTIONS_SETTING``)."""
     paused_until: float = 0.0
+    jobs: queue.SimpleQueue[_Job] = field(default_factory=queue.SimpleQueue)
+    thread: threading.Thread | None = None
+    """The publishing thread, while there is one (guarded by ``_lock``)."""
 
 
 _publishers: weakref.WeakKeyDictionary[Celery[Any], _Publisher] = weakref.WeakKeyDictionary()
@@ -130,44 +155,55 @@ def publish_after_commit(celery_app: Celery[Any], sends: Sequence[Send], what: s
     if publisher.paused_until > time.monotonic():
         logger.warning("not queueing %s: the broker failed moments ago; the sweep will", what)
         return False
-    outcome: dict[str, Any] = {}
-    thread = threading.Thread(
-        target=_publish,
-        args=(celery_app, publisher, sends, what, timeout, outcome),
-        name="after-commit-publish",
-        daemon=True,
-    )
-    thread.start()
-    thread.join(timeout)
-    if outcome.get("done"):
+    job = _Job(celery_app, sends, what, timeout)
+    with _lock:
+        publisher.jobs.put(job)
+        if publisher.thread is None:
+            publisher.thread = threading.Thread(
+                target=_publishing, args=(publisher,), name="after-commit-publish", daemon=True
+            )
+            publisher.thread.start()
+    finished = job.done.wait(timeout)
+    if job.published:
         return True
+    job.abandoned = True
     publisher.paused_until = time.monotonic() + float(conf.get(PAUSE_SETTING) or 0.0)
-    if thread.is_alive():
+    if not finished:
         logger.warning(
             "queueing %s took longer than %ss (broker stalled?); going on: the sweep will",
             what,
             timeout,
         )
     else:
-        logger.warning("could not queue %s; the sweep will", what, exc_info=outcome.get("error"))
+        logger.warning("could not queue %s; the sweep will", what, exc_info=job.error)
     return False
 
 
-def _publish(
-    celery_app: Celery[Any],
-    publisher: _Publisher,
-    sends: Sequence[Send],
-    what: str,
-    timeout: float,
-    outcome: dict[str, Any],
-) -> None:
-    """The publishing thread: a pooled connection with short timeouts, and no retries."""
+def _publishing(publisher: _Publisher) -> None:
+    """The publishing thread: the jobs in order, until none came for ``IDLE_THREAD_S``."""
+    while True:
+        try:
+            job = publisher.jobs.get(timeout=IDLE_THREAD_S)
+        except queue.Empty:
+            with _lock:
+                if publisher.jobs.empty():  # a job put meanwhile finds this thread still on
+                    publisher.thread = None
+                    return
+            continue
+        if not job.abandoned:
+            _publish(publisher, job)
+        job.done.set()
+
+
+def _publish(publisher: _Publisher, job: _Job) -> None:
+    """One job: a pooled connection with short timeouts, and no retries."""
+    celery_app = job.celery_app
     try:
-        connection = publisher.connections.acquire(block=True, timeout=timeout)
+        connection = publisher.connections.acquire(block=True, timeout=job.timeout)
         try:
             # What apply_async(connection=...) does; the declares it makes use this connection.
             producer = celery_app.amqp.Producer(connection, auto_declare=False)
-            for name, args in sends:
+            for name, args in job.sends:
                 celery_app.tasks[name].apply_async(args, producer=producer, retry=False)
         except Exception:
             # Drop its sockets without a word to the broker; its next use connects afresh.
@@ -175,10 +211,10 @@ def _publish(
             raise
         finally:
             connection.release()
-        outcome["done"] = True
+        job.published = True
     except Exception as error:
-        outcome["error"] = error
-        logger.debug("publishing %s failed", what, exc_info=True)
+        job.error = error
+        logger.debug("publishing %s failed", job.what, exc_info=True)
 
 
 def _run_eagerly(celery_app: Celery[Any], sends: Sequence[Send], what: str) -> bool:
