@@ -17,10 +17,10 @@ def cores() -> int:
 workers = int(os.environ.get("WEB_CONCURRENCY") or cores())
 """One sync worker per core (``WEB_CONCURRENCY`` overrides). A request is CPU-bound (a page
 spends a tenth of its time waiting on the database), and PostgreSQL needs the same cores for
-its part: measured on a 2-core VM with PostgreSQL beside it (bench/service.py's pages, side by
-side), 2 workers served 40% more pages per second than 4, at two thirds of the CPU per page
-(2.4-2.6 ms against 3.2-3.7) and a lower p99 (28-35 ms against 40-44): more workers than
-cores only take turns, each evicting the others' caches."""
+its part: measured on a 2-core VM with PostgreSQL beside it (private and public pages, side by
+side), 2 workers served a third more pages per second than 4 (665-735 against 480-547), at
+two thirds of the CPU per page (2.3-2.6 ms against 3.2-3.7) and a lower p99 (28-35 ms against
+40-44): more workers than cores only take turns, each evicting the others' caches."""
 
 
 def post_worker_init(_worker: Any) -> None:
