@@ -89,22 +89,13 @@ def test_a_private_page_reads_the_game_and_its_latest_moves_only(
     assert tables == ["games", "moves"]
 
 
-def test_the_public_page_at_the_latest_position_reads_the_game_and_its_log_only(
-    app: Flask, client: FlaskClient
-) -> None:
-    game = create_and_accept(app, client, seed="page-reads-public")
-    state = play(app, game["id"], 40, random.Random(2))
-    _, tables = tables_read(app, client, f"/games/{game['public_id']}?ply={state.ply}")
-    assert tables == ["games", "moves"]
-
-
 def test_the_public_page_at_any_position_reads_the_game_and_its_log_only(
     app: Flask, client: FlaskClient
 ) -> None:
-    """The snapshot nearest before the position shown comes with the game (the latest too)."""
+    """The latest snapshot comes with the game, and the one nearest before the position shown."""
     game = create_and_accept(app, client, seed="page-reads-replay")
     state = play(app, game["id"], 70, random.Random(5))
-    for ply in (0, 3, 29, 30, 31, 61, state.ply - 1):
+    for ply in (0, 3, 29, 30, 31, 61, state.ply - 1, state.ply):
         _, tables = tables_read(app, client, f"/games/{game['public_id']}?ply={ply}")
         assert tables == ["games", "moves"], ply
 
