@@ -27,7 +27,8 @@ the worker talks to the SMTP server:
 
 The guarantee. The SMTP server accepts each email exactly once, except when the worker dies, or
 loses its connection to the SMTP server (also by a timeout) or to the database, between sending
-the end of a message body (the final ".") and the commit of that row's ``sent``: the server may
+the end of a message body (the final ".") and sending that row's ``sent`` to the database (one
+statement in autocommit, which PostgreSQL commits even if the worker is gone): the server may
 then have accepted the email while the row still says ``sending`` (or ``queued`` again, after a
 lost reply). The row is then sent again, after the lease (or its backoff), with the same
 Message-ID and bytes, so a receiver can drop the repeat. As ``sent`` is committed while the next
@@ -140,6 +141,10 @@ def _permanent(error: BaseException) -> Refused | None:
     return None
 
 
+_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+")
+"""An ASCII address with no name, which Flask-Mail's ``sanitize_address`` leaves as it is."""
+
+
 class _SMTP(smtplib.SMTP):
     """smtplib's client with two additions: every command and reply waits at most until
     ``deadline`` (``time.monotonic()``; None: ``timeout`` alone), and ``data_begun`` says whether
@@ -170,6 +175,25 @@ class _SMTP(smtplib.SMTP):
         self.data_begun = True
         return super().data(msg)
 
+    # MAIL FROM and RCPT TO as smtplib sends them, but a plain address (``envelope_address``
+    # gives one but for a name or an IDNA domain) is quoted without ``email.utils.parseaddr``,
+    # which cost a seventh of a delivery's own CPU (py-spy, bench/mail.py).
+    def mail(self, sender: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
+        if not _PLAIN_ADDRESS.fullmatch(sender) or any(
+            option.lower() == "smtputf8" for option in options
+        ):
+            return super().mail(sender, options)
+        extra = " " + " ".join(options) if options and self.does_esmtp else ""
+        self.putcmd("mail", f"FROM:<{sender}>{extra}")
+        return self.getreply()
+
+    def rcpt(self, recip: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
+        if not _PLAIN_ADDRESS.fullmatch(recip):
+            return super().rcpt(recip, options)
+        extra = " " + " ".join(options) if options and self.does_esmtp else ""
+        self.putcmd("rcpt", f"TO:<{recip}>{extra}")
+        return self.getreply()
+
 
 class _SMTPSSL(_SMTP, smtplib.SMTP_SSL):
     """``_SMTP`` over implicit TLS (``MAIL_USE_SSL``)."""
@@ -177,10 +201,6 @@ class _SMTPSSL(_SMTP, smtplib.SMTP_SSL):
 
 # A reused connection the server has dropped fails at once, before any message was accepted.
 _STALE_CONNECTION = (smtplib.SMTPServerDisconnected, ConnectionResetError, BrokenPipeError)
-
-
-_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+")
-"""An ASCII address with no name, which Flask-Mail's ``sanitize_address`` leaves as it is."""
 
 
 def envelope_address(address: str) -> str:
@@ -543,8 +563,10 @@ def _claim_all(statement: Any, **params: Any) -> list[Claim]:
     now = utcnow()
     started = time.monotonic()
     held = lease().total_seconds()
-    with session_scope() as session:
-        found = session.exec(statement, params={"claim_time": now, **params}).all()
+    # A Core connection, not an ORM session: the statement returns plain rows, and the session
+    # cost a fifth of a delivery's own CPU (py-spy, bench/mail.py).
+    with get_engine().begin() as connection:
+        found = connection.execute(statement, {"claim_time": now, **params}).all()
     deadline = started + held - min(5.0, held / 10)
     claims = []
     for _, row_id, attempts, player_id, recipient, name, mime, created_at in sorted(found):
@@ -701,7 +723,7 @@ the next row goes."""
 
 class _Recorder:
     """Records ``sent`` for a batch's rows in a thread of its own, so that the commit of one
-    row's result (three round trips to the database and a disk flush) overlaps the SMTP
+    row's result (a round trip to the database and a disk flush) overlaps the SMTP
     exchange of the next row instead of following it. Each row goes in the first transaction
     that starts after its 250 (the rows that came meanwhile, if ``UNRECORDED_MAX`` lets more
     than one wait, go together). Before each row the sender waits until at most
@@ -770,9 +792,14 @@ class _Recorder:
         """``_MARK_SENT_SQL`` straight on psycopg: the recorder holds the interpreter lock little
         more than half as long as through SQLAlchemy's execution, and the sender, which needs it
         at each SMTP reply, waits less (bench/mail.py). Database errors come out as
-        SQLAlchemy's, as from ``_mark``."""
+        SQLAlchemy's, as from ``_mark``.
+
+        The connection is in autocommit while the recorder has it: each mark is one statement,
+        its own transaction, in one round trip instead of three (BEGIN, UPDATE, COMMIT). Several
+        rows go as several such statements (``executemany``): each mark stands alone."""
         if self._raw is None:
             self._raw = engine.raw_connection()
+            self._raw.driver_connection.autocommit = True
         connection = self._raw.driver_connection
         process = _ROW.sent_at.type.bind_processor(engine.dialect)
         rows = [
@@ -784,7 +811,7 @@ class _Recorder:
         ]
         dbapi = engine.dialect.loaded_dbapi
         try:
-            with connection.transaction(), connection.cursor() as cursor:
+            with connection.cursor() as cursor:
                 if len(rows) == 1:
                     cursor.execute(_MARK_SENT_SQL, rows[0])
                 else:
@@ -794,6 +821,16 @@ class _Recorder:
             self._raw = None
             raise sa.exc.OperationalError(_MARK_SENT_SQL, rows, error) from error
 
+    def _give_back_raw(self) -> None:
+        """Return the driver's connection to the pool as the pool lent it (not in autocommit)."""
+        raw, self._raw = self._raw, None
+        try:
+            raw.driver_connection.autocommit = False
+        except Exception:  # a broken connection: the pool must not lend it again
+            logger.warning("the outbox recorder's connection is broken: discarded", exc_info=True)
+            raw.invalidate()
+        raw.close()
+
     def _run(self) -> None:
         with self._app.app_context():
             try:
@@ -802,7 +839,7 @@ class _Recorder:
                 if self._connection is not None:
                     self._connection.close()
                 if self._raw is not None:
-                    self._raw.close()
+                    self._give_back_raw()
 
     def _record_all(self) -> None:
         while True:

@@ -105,6 +105,7 @@ class Arrived:
     peer: Any
     raw: bytes = b""
     """The message as it came over the wire (after dot-unstuffing)."""
+    mail_from: str | None = None
 
 
 SMTP_STAGES = ("connect", "ehlo", "mail", "rcpt", "data", "body", "received", "quit")
@@ -242,7 +243,9 @@ class Mailbox:
         parsed = email.message_from_bytes(content, policy=email.policy.default)
         assert isinstance(parsed, email.message.EmailMessage)
         with self.lock:
-            self.arrived.append(Arrived(parsed, list(envelope.rcpt_tos), session.peer, content))
+            self.arrived.append(
+                Arrived(parsed, list(envelope.rcpt_tos), session.peer, content, envelope.mail_from)
+            )
 
     def messages(self) -> list[email.message.EmailMessage]:
         with self.lock:
