@@ -1,14 +1,16 @@
-"""Mail throughput and turn latency: ``python bench/mail.py [-n 400] [--concurrency 1]
-[--moves 40]`` from the repository root.
+"""Mail throughput and turn latency: ``python bench/mail.py [-n 400] [--concurrency N]
+[--moves 40] [--json]`` from the repository root.
 
 Emails per second from the outbox to an aiosmtpd server through the real worker (Redis,
-PostgreSQL, a ``celery worker`` subprocess), beside plain smtplib sending the same messages to the
-same server in the same run (the baseline), and the ratio. Then the latency of a turn by mail:
+PostgreSQL, a ``celery worker`` subprocess run as the Procfile runs it: ``--concurrency`` by
+default as there), beside plain smtplib sending the same messages to the same server in the same
+run (the baseline), and the ratio. Then the latency of a turn by mail:
 from a move link's POST (the player presses "Confirm") to the opponent's "your turn" email
 arriving at the SMTP server, through the worker's ``start_turn`` and ``deliver`` tasks (p50,
 p99 over ``--moves`` moves, games played by the first link of each email).
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres) and Redis on 127.0.0.1:6379; makes and drops
-its own database.
+its own database. Prints a table, or with ``--json`` one JSON object a line (``measure``:
+``smtplib``, ``worker``, ``turn-latency``).
 ``BENCH_LOGLEVEL=INFO`` keeps the worker's per-task timings in its log (printed path).
 """
 
@@ -19,6 +21,7 @@ import collections
 import email
 import email.message
 import email.policy
+import json
 import os
 import re
 import secrets
@@ -215,11 +218,25 @@ def start_worker(env: dict[str, str], concurrency: int, log: Path) -> subprocess
         )  # fmt: skip
 
 
+def procfile_concurrency() -> int:
+    """The worker processes the Procfile's ``worker`` line starts (Celery's default, one a core,
+    if it names none)."""
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.startswith("worker:"):
+            named = re.search(r"--concurrency[ =](\d+)", line)
+            return int(named.group(1)) if named else os.cpu_count() or 1
+    raise LookupError("the Procfile has no worker line")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=400, help="emails per measurement")
-    parser.add_argument("--concurrency", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--concurrency", type=int, default=procfile_concurrency(),
+        help="worker processes (default: the Procfile's)",
+    )  # fmt: skip
     parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
 
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
@@ -305,6 +322,20 @@ def main() -> None:
 
     baseline_rate = args.n / baseline_s
     worker_rate = args.n / worker_s
+    once, repeats, missing = counts.count(1), sum(c - 1 for c in counts if c > 1), counts.count(0)
+    p50, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.99))
+    if args.json:
+        size = {"emails": args.n, "bytes_each": len(wire[0][2])}
+        print(json.dumps({"measure": "smtplib", **size, "seconds": baseline_s,
+                          "emails_s": baseline_rate}))  # fmt: skip
+        print(json.dumps({
+            "measure": "worker", **size, "concurrency": args.concurrency, "seconds": worker_s,
+            "emails_s": worker_rate, "ratio": worker_rate / baseline_rate, "marked_sent": sent,
+            "once": once, "repeats": repeats, "missing": missing,
+        }))  # fmt: skip
+        print(json.dumps({"measure": "turn-latency", "moves": len(latencies), "p50_ms": p50,
+                          "p99_ms": p99, "max_ms": max(latencies) * 1000}))  # fmt: skip
+        return
     print(f"Mail throughput, {args.n} emails ({len(wire[0][2])} bytes each), aiosmtpd on loopback")
     print(f"{'path':<44}{'seconds':>9}{'emails/s':>10}")
     print(f"{'smtplib, one connection (baseline)':<44}{baseline_s:>9.2f}{baseline_rate:>10.0f}")
@@ -312,13 +343,11 @@ def main() -> None:
     print(f"{label:<44}{worker_s:>9.2f}{worker_rate:>10.0f}")
     print(f"ratio worker/baseline: {worker_rate / baseline_rate:.0%} (aim: 50% or more)")
     print(f"rows marked sent: {sent}/{args.n}; worker log: {log}")
-    once, repeats, missing = counts.count(1), sum(c - 1 for c in counts if c > 1), counts.count(0)
     print(
         f"exactly once: {once}/{args.n} emails arrived once ({repeats} repeats, {missing} missing)"
     )
     print()
     print(f"Turn latency, move POST -> opponent's email at the SMTP server, {len(latencies)} moves")
-    p50, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.99))
     print(
         f"p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {max(latencies) * 1000:.0f} ms "
         "(aim: p99 under 1000 ms)"
