@@ -392,6 +392,16 @@ _CANDIDATE = _OUTBOX.alias("candidate")
 _PICK = _CANDIDATE.c
 
 
+def _status_is(status: OutboxStatus) -> Any:
+    """``candidate.status = '<status>'`` with the value written in the statement, as the partial
+    indexes' conditions say it (``QUEUED_ONLY``, ``SENDING_ONLY``): with a bound parameter
+    instead, a plan PostgreSQL keeps for the statement could not use those indexes."""
+    return _PICK.status == sa.literal(status.value, literal_execute=True)
+
+
+_QUEUED = _status_is(OutboxStatus.QUEUED)
+_SENDING = _status_is(OutboxStatus.SENDING)
+
 _CLAIMED = ("id", "attempts", "player_id", "recipient", "recipient_name", "mime", "created_at")
 """The columns a Claim needs, in its order (after ``next_attempt_at``: claimed rows go in the
 order they became due)."""
@@ -413,9 +423,9 @@ def _claiming(chosen: Any) -> Any:
 
 
 _CLAIMABLE = sa.or_(
-    _PICK.status == OutboxStatus.QUEUED,
+    _QUEUED,
     sa.and_(
-        _PICK.status == OutboxStatus.SENDING,
+        _SENDING,
         _PICK.claimed_at <= sa.bindparam("expired_before"),
     ),
 )
@@ -445,18 +455,18 @@ _CLAIM_LISTED = _claiming(
 _CLAIM_NEXT_DUE = _claiming(
     _ROW.id
     == sa.select(_PICK.id)
-    .where(_PICK.status == OutboxStatus.QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
+    .where(_QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
     .order_by(_PICK.next_attempt_at, _PICK.id)
     .limit(1)
     .with_for_update(skip_locked=True)
     .scalar_subquery()
 )
-"""Claim the queued row due first (the index on (status, next_attempt_at))."""
+"""Claim the queued row due first (the queue's index, ``ix_outbox_queued_next_attempt_at``)."""
 
 _CLAIM_DUE = _claiming(
     _ROW.id.in_(
         sa.select(_PICK.id)
-        .where(_PICK.status == OutboxStatus.QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
+        .where(_QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
         .order_by(_PICK.next_attempt_at, _PICK.id)
         .limit(sa.bindparam("batch"))
         .with_for_update(skip_locked=True)
@@ -467,16 +477,15 @@ _CLAIM_DUE = _claiming(
 _CLAIM_UNTRIED = _claiming(
     _ROW.id.in_(
         sa.select(_PICK.id)
-        .where(_PICK.status == OutboxStatus.QUEUED, _PICK.attempts == 0)
+        .where(_QUEUED, _PICK.attempts == 0)
         .order_by(_PICK.next_attempt_at, _PICK.id)
         .limit(sa.bindparam("batch"))
         .with_for_update(skip_locked=True)
     )
 )
 """Claim the ``batch`` oldest queued rows never tried, whatever their next attempt time (their
-own deliver tasks are on their way: those will find them taken). In the order of the index on
-(status, next_attempt_at), which is the order they were queued in: never a walk through the
-sent rows."""
+own deliver tasks are on their way: those will find them taken). In the order of the queue's
+index (``ix_outbox_queued_next_attempt_at``), which is the order they were queued in."""
 
 _RECLAIM = (
     sa.update(_OUTBOX)
@@ -484,7 +493,7 @@ _RECLAIM = (
         _ROW.id.in_(
             sa.select(_PICK.id)
             .where(
-                _PICK.status == OutboxStatus.SENDING,
+                _SENDING,
                 _PICK.claimed_at <= sa.bindparam("expired_before"),
             )
             .with_for_update(skip_locked=True)
@@ -496,7 +505,7 @@ _RECLAIM = (
     )
     .returning(_ROW.id)
 )
-"""Queue again the rows left ``sending`` past the lease (the index on (status, claimed_at))."""
+"""Queue again the rows left ``sending`` past the lease (``ix_outbox_sending_claimed_at``)."""
 
 _PULL_FORWARD = (
     sa.update(_OUTBOX)
@@ -504,7 +513,7 @@ _PULL_FORWARD = (
         _ROW.id.in_(
             sa.select(_PICK.id)
             .where(
-                _PICK.status == OutboxStatus.QUEUED,
+                _QUEUED,
                 _PICK.next_attempt_at > sa.bindparam("waiting_after"),
                 _PICK.attempts > 0,
             )
@@ -597,7 +606,7 @@ def claim_next_due(due_by: datetime | None = None) -> Claim | None:
 def reclaim_expired() -> list[int]:
     """Put back in the queue every ``sending`` row whose claim is older than the lease (its
     worker died or lost the database), keeping its next attempt time (long past: it goes first).
-    Served by the index on (status, claimed_at)."""
+    Served by ``ix_outbox_sending_claimed_at``."""
     with session_scope() as session:
         ids = [
             row_id
