@@ -2,12 +2,12 @@
 [--moves 40] [--json]`` from the repository root.
 
 Emails per second from the outbox to an aiosmtpd server through the real worker (Redis,
-PostgreSQL, a ``celery worker`` subprocess run as the Procfile runs it: ``--concurrency`` by
-default as there), beside plain smtplib sending the same messages to the same server in the same
-run (the baseline), and the ratio. Then the latency of a turn by mail:
-from a move link's POST (the player presses "Confirm") to the opponent's "your turn" email
-arriving at the SMTP server, through the worker's ``start_turn`` and ``deliver`` tasks (p50,
-p99 over ``--moves`` moves, games played by the first link of each email).
+PostgreSQL, a ``celery worker`` subprocess: one process, so one SMTP connection like the baseline,
+unless ``--concurrency`` says more; the Procfile runs 2), beside plain smtplib sending the same
+messages to the same server in the same run (the baseline), and the ratio. Then the latency of a
+turn by mail: from a move link's POST (the player presses "Confirm") to the opponent's "your
+turn" email arriving at the SMTP server, through the worker's ``start_turn`` and ``deliver``
+tasks (p50, p99 over ``--moves`` moves, games played by the first link of each email).
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres) and Redis on 127.0.0.1:6379; makes and drops
 its own database. Prints a table, or with ``--json`` one JSON object a line (``measure``:
 ``smtplib``, ``worker``, ``turn-latency``).
@@ -218,22 +218,12 @@ def start_worker(env: dict[str, str], concurrency: int, log: Path) -> subprocess
         )  # fmt: skip
 
 
-def procfile_concurrency() -> int:
-    """The worker processes the Procfile's ``worker`` line starts (Celery's default, one a core,
-    if it names none)."""
-    for line in (ROOT / "Procfile").read_text().splitlines():
-        if line.startswith("worker:"):
-            named = re.search(r"--concurrency[ =](\d+)", line)
-            return int(named.group(1)) if named else os.cpu_count() or 1
-    raise LookupError("the Procfile has no worker line")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=400, help="emails per measurement")
     parser.add_argument(
-        "--concurrency", type=int, default=procfile_concurrency(),
-        help="worker processes (default: the Procfile's)",
+        "--concurrency", type=int, default=1,
+        help="worker processes (default 1: one SMTP connection, as the baseline's)",
     )  # fmt: skip
     parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
