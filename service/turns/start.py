@@ -16,7 +16,7 @@ import logging
 from datetime import datetime, timedelta
 
 from flask import Flask, current_app, has_app_context
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, or_, select
 
 import engine
 from service import clock
@@ -27,7 +27,7 @@ from service.games.computer import computer_due, play_computer_turn
 from service.games.preferences import turn_preferences
 from service.games.series import continue_series
 from service.games.state import add_move_listener, apply_to_locked, load_state
-from service.models import Game, GameStatus
+from service.models import Game, GameStatus, Player, Seat
 from service.outbox.addresses import add_unreachable_listener
 from service.present.claims import claims_now
 from service.present.game_emails import (
@@ -190,14 +190,22 @@ def claims_until_the_end(state: engine.GameState, claims: list[engine.Move]) -> 
 
 def sweep_unstarted_turns(now: datetime) -> list[tuple[int, int]]:
     """Start every turn whose ``start_turn`` task has not run ``TURN_START_GRACE_S`` after the
-    turn began (the task was lost). Returns the (game, turn) pairs started."""
+    turn began (the task was lost). Returns the (game, turn) pairs started.
+
+    A computer's turn stays unstarted until its delay is over, and its game's next check (which
+    plays it; a lost check comes back when its lease ends) is set meanwhile: such a turn is not
+    lost. It is only when the check took it (``next_check_at`` cleared) and did not play it."""
     grace = timedelta(seconds=float(current_app.config["TURN_START_GRACE_S"]))
     with session_scope() as session:
         waiting = session.exec(
-            select(Game.id, Game.current_turn).where(
+            select(Game.id, Game.current_turn)
+            .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.letter) == Game.to_move))
+            .join(Player, col(Player.id) == col(Seat.player_id))
+            .where(
                 Game.status == GameStatus.ACTIVE,
                 col(Game.turn_notified) < col(Game.current_turn),
                 col(Game.turn_started_at) <= now - grace,
+                or_(col(Player.computer).is_(None), col(Game.next_check_at).is_(None)),
             )
         ).all()
     started = []
