@@ -54,6 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         cli,
         conditional,
         cross_site,
+        embedded_beat,
         errors,
         health,
         limits,
@@ -86,6 +87,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     init_mail(app)
     # Last: it limits the views registered above.
     limits.init_app(app)
+    # Beat's schedule in this process, when it serves `flask run` on the embedded default.
+    embedded_beat.init_app(app)
     return app
 
 

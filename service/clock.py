@@ -5,13 +5,14 @@ sleep. Unset, it is the real time in UTC."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from flask import current_app, has_app_context
 
 from service.models import utcnow
 
 CLOCK_KEY = "CLOCK_NOW"
+REAL_DAY_S = 24 * 60 * 60
 
 
 def now() -> datetime:
@@ -24,3 +25,10 @@ def now() -> datetime:
                 raise ValueError("CLOCK_NOW must be timezone-aware (UTC)")
             return moment
     return utcnow()
+
+
+def game_day() -> timedelta:
+    """A day of the game clock: days per move, vacation days, at most one reminder a day. A real
+    day, unless ``GAME_DAY_S`` makes it shorter outside production (tests, a demonstration)."""
+    seconds = current_app.config.get("GAME_DAY_S") if has_app_context() else None
+    return timedelta(seconds=float(seconds or REAL_DAY_S))

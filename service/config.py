@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from service.limits import limits_config_from_env
-from service.turn_settings import turns_config_from_env
+from service.turn_settings import GAME_DAY_S, turns_config_from_env
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
 """The key a development server signs with when none is given; production refuses it."""
@@ -86,9 +86,14 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
         "SESSION_COOKIE_SECURE": production,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "PERMANENT_SESSION_LIFETIME": timedelta(days=int(env.get("SIGN_IN_DAYS", "30"))),
+        # Beat's schedule in the process that serves `flask run` (service.embedded_beat): on by
+        # default on the embedded default (development, no Redis), where no beat process runs.
+        "EMBEDDED_BEAT": _flag(
+            env.get("EMBEDDED_BEAT"), app_env == AppEnv.DEVELOPMENT and not env.get("REDIS_URL")
+        ),
         **mail_config_from_env(env),
         **inbound_config_from_env(env),
-        **turns_config_from_env(env),
+        **turns_config_from_env(env, embedded=app_env == AppEnv.DEVELOPMENT),
         **limits_config_from_env(env),
     }
 
@@ -250,9 +255,16 @@ def check_config(config: Mapping[str, Any]) -> None:
             f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
     _check_inbound(config)
+    if config.get("EMBEDDED_BEAT") and config.get("REDIS_URL"):
+        raise ConfigError(
+            "EMBEDDED_BEAT runs beat's schedule in the web process, for when there is no Redis; "
+            "with REDIS_URL the beat process runs it: unset EMBEDDED_BEAT"
+        )
     if app_env != AppEnv.PRODUCTION:
         _check_not_public(config)
         return
+    if float(config.get("GAME_DAY_S", GAME_DAY_S)) != GAME_DAY_S:
+        raise ConfigError(f"APP_ENV=production keeps real days: unset GAME_DAY_S ({GAME_DAY_S})")
     if not config.get("SECRET_KEY"):
         raise ConfigError("APP_ENV=production needs SECRET_KEY set in the environment")
     _check_key("SECRET_KEY", config["SECRET_KEY"])

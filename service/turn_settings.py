@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+GAME_DAY_S = 24 * 60 * 60
+"""A real day: the length of a game day everywhere but in short-clock tests."""
 DEFAULT_VACATION_DAYS = 7
 MAX_VACATION_DAYS = 30
 
 
-def turns_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    """The reminder lead, how often the beat task scans, the digest hour."""
+def turns_config_from_env(env: Mapping[str, str], *, embedded: bool) -> dict[str, Any]:
+    """The reminder lead, how often the beat task scans, the digest hour, the computer's delay
+    (a few seconds on the embedded default, ``embedded``), the length of a game day."""
     return {
         # The last reminder falls this long before the deadline.
         "TURN_REMINDER_LEAD_H": float(env.get("TURN_REMINDER_LEAD_H", "24")),
@@ -23,6 +26,10 @@ def turns_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "DIGEST_HOUR_UTC": int(env.get("DIGEST_HOUR_UTC", "7")),
         "DIGEST_CHECK_EVERY_S": float(env.get("DIGEST_CHECK_EVERY_S", "900")),
         # A computer seat plays this long after its turn began (a new game keeps the value it
-        # was created with): long enough that a game against it still reads as correspondence.
-        "COMPUTER_DELAY_S": int(env.get("COMPUTER_DELAY_S", "300")),
+        # was created with): long enough that a game against it still reads as correspondence,
+        # but a few seconds on the embedded default, where one person tries the service out.
+        "COMPUTER_DELAY_S": int(env.get("COMPUTER_DELAY_S") or ("3" if embedded else "300")),
+        # A day of the game clock (days per move, vacation days, one reminder a day). Only a
+        # server that is not production may shorten it (service.config): short-clock tests.
+        "GAME_DAY_S": float(env.get("GAME_DAY_S") or GAME_DAY_S),
     }

@@ -10,7 +10,7 @@ turn" and "game over" emails there, so they commit or roll back with the move).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from flask import Flask, current_app, has_app_context
@@ -352,7 +352,7 @@ def _update_game(
         return
     turns = [e for e in events if isinstance(e, engine.TurnStarted)]
     if turns:
-        game.deadline = now + timedelta(days=game.days_per_move)
+        game.deadline = now + game.days_per_move * clock.game_day()
 
 
 def result_json(state: engine.GameState) -> dict[str, Any]:

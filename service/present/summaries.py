@@ -3,12 +3,14 @@ the secret seed) nor the engine's full state: only these summaries and the engin
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import url_for
 from sqlmodel import Session
 
 import engine
+from service import clock
 from service.games import store
 from service.games.records import cut_words
 from service.games.series import score_of_game
@@ -56,7 +58,36 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "created_at": game.created_at,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": game.result,
+        # A computer to move has no deadline to show: when it will play instead.
+        "computer_plays": (
+            computer_wait(game, clock.now())
+            if game.status == GameStatus.ACTIVE
+            and game.to_move in seats
+            and seats[game.to_move][1].computer is not None
+            else None
+        ),
     }
+
+
+def computer_wait(game: Game, now: datetime) -> str:
+    """When a computer seat to move plays its turn, in words: "in about 5 minutes", "in a few
+    seconds", "any moment now" (its delay is over; the schedule is about to play it). From the
+    game row alone, so that a page's ETag can hold it."""
+    if game.turn_started_at is None:
+        return "any moment now"
+    left = game.turn_started_at + timedelta(seconds=game.computer_delay_s) - now
+    seconds = left.total_seconds()
+    if seconds <= 0:
+        return "any moment now"
+    if seconds < 10:
+        return "in a few seconds"
+    if seconds < 45:
+        return "in less than a minute"
+    if seconds < 90 * 60:
+        minutes = max(1, round(seconds / 60))
+        return f"in about {minutes} minute{'s' if minutes != 1 else ''}"
+    hours = round(seconds / 3600)
+    return f"in about {hours} hours"
 
 
 def in_words(names: list[str]) -> str:

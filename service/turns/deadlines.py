@@ -7,7 +7,7 @@ task only asks "what is due now?" of data kept in the database (never a days-lon
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 DAY = timedelta(days=1)
@@ -42,6 +42,9 @@ class TurnClock:
     """When the game last sent this player a reminder (any turn): at most one a day."""
     vacation_days_left: int = 0
     """The player's vacation days left in this game."""
+    day: timedelta = DAY
+    """A day on this clock: a vacation day, the least time between two reminders (shorter only
+    outside production, ``GAME_DAY_S``)."""
 
 
 def reminder_moments(clock: TurnClock, lead: timedelta) -> dict[Due, datetime]:
@@ -64,7 +67,7 @@ def due_now(clock: TurnClock, now: datetime, lead: timedelta = DAY) -> Due | Non
     """
     if now >= clock.deadline:
         return Due.USE_VACATION if clock.vacation_days_left > 0 else Due.TIMEOUT
-    if clock.last_reminder is not None and now - clock.last_reminder < DAY:
+    if clock.last_reminder is not None and now - clock.last_reminder < clock.day:
         return None
     moments = reminder_moments(clock, lead)
     fallen = [
@@ -83,23 +86,13 @@ def mark_sent(clock: TurnClock, sent: Due, now: datetime, lead: timedelta = DAY)
     count as sent, so an overtaken reminder never follows a more urgent one."""
     moments = reminder_moments(clock, lead)
     done = {due for due, moment in moments.items() if moment <= moments[sent]}
-    return TurnClock(
-        started=clock.started,
-        deadline=clock.deadline,
-        reminders_sent=clock.reminders_sent | done,
-        last_reminder=now,
-        vacation_days_left=clock.vacation_days_left,
-    )
+    return replace(clock, reminders_sent=clock.reminders_sent | done, last_reminder=now)
 
 
 def after_vacation_day(clock: TurnClock) -> TurnClock:
     """The clock once a vacation day is used: a day more, one vacation day less."""
-    return TurnClock(
-        started=clock.started,
-        deadline=clock.deadline + DAY,
-        reminders_sent=clock.reminders_sent,
-        last_reminder=clock.last_reminder,
-        vacation_days_left=clock.vacation_days_left - 1,
+    return replace(
+        clock, deadline=clock.deadline + clock.day, vacation_days_left=clock.vacation_days_left - 1
     )
 
 
@@ -117,7 +110,7 @@ def next_check(clock: TurnClock, lead: timedelta = DAY, *, late_told: bool = Tru
     the deadline): the beat task looks at a game again only then. Never later than the true
     moment, so nothing is missed; a check that finds nothing due only recomputes this."""
     candidates = [clock.deadline]
-    gate = clock.last_reminder + DAY if clock.last_reminder is not None else None
+    gate = clock.last_reminder + clock.day if clock.last_reminder is not None else None
     for due, moment in reminder_moments(clock, lead).items():
         if due in clock.reminders_sent or moment <= clock.started:
             continue

@@ -67,13 +67,15 @@ def reminder_lead() -> timedelta:
 def turn_clock(game: Game, vacation_days_left: int) -> TurnClock:
     """What the deadline policy needs, from the game row."""
     assert game.deadline is not None
-    started = game.turn_started_at or game.deadline - timedelta(days=game.days_per_move)
+    day = clock.game_day()
+    started = game.turn_started_at or game.deadline - game.days_per_move * day
     return TurnClock(
         started=started,
         deadline=game.deadline,
         reminders_sent=frozenset(Due(value) for value in game.reminders_sent),
         last_reminder=game.last_reminder_at,
         vacation_days_left=vacation_days_left,
+        day=day,
     )
 
 
@@ -84,7 +86,7 @@ def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
     assert game.id is not None and game.deadline is not None
     game.current_turn = turn
     # The deadline was just set to the turn's start plus the days per move.
-    game.turn_started_at = game.deadline - timedelta(days=game.days_per_move)
+    game.turn_started_at = game.deadline - game.days_per_move * clock.game_day()
     game.reminders_sent = []
     game.late_notice_sent = False
     if store.seats_of(session, game.id)[seat][1].computer is not None:
