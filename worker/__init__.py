@@ -3,7 +3,8 @@
 of ``celery -A worker.celery_app:celery_app worker`` and ``... beat``.
 
 With no ``REDIS_URL`` (the embedded default, ``scripts/run``) tasks run eagerly in the web process
-and need no Redis: every email lands in the outbox, shown at /dev/outbox.
+and need no Redis: every email lands in the outbox, shown at /dev/outbox, and the server process
+runs the beat schedule below itself (``service.embedded_beat``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The deadline scan, run by a beat task every minute (and by ``flask mail sweep``).
+"""The deadline scan, run by a beat task every minute (on the embedded default also as soon as a
+game is due, ``service.embedded_beat``; and by ``flask mail sweep``).
 
 The scan only finds the games whose ``next_check_at`` has come (an index scan that reads the due
 games alone), claims them for ``CHECK_LEASE`` and queues ``check_games`` tasks for them

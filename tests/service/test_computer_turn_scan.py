@@ -1,6 +1,7 @@
 """The deadline scan and a computer turn waiting out its delay (issue 27, item 3), on SQLite and
 PostgreSQL: a computer turn not due yet is neither locked nor taken for a lost turn start, its
-check plays it when due, and a computer turn whose start really was lost is still started."""
+check plays it when due, and a computer turn whose start really was lost is still started. The
+pages say when the computer will play (issue 20)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
 from service.games import store
 from service.games.state import apply_moves, load_state
+from service.links import private_page_url
 from service.models import Game
 from service.turns import scan, start
 from service.turns.scan import Checked, check_game, scan_deadlines
@@ -137,3 +140,26 @@ def test_a_person_s_lost_turn_start_is_still_found(
     report = scan_at(app, START + DELAY + timedelta(seconds=60))
     assert report.turns_started == [game_id]
     assert turn_starts == [(game_id, turn)]
+
+
+def test_the_pages_say_when_the_computer_will_play(app: Flask) -> None:
+    game_id = computer_to_move(app)
+    client = app.test_client()
+    with app.test_request_context(), session_scope() as session:
+        seat = store.seats_of(session, game_id)["A"][0]
+        private = private_page_url(seat).removeprefix(app.config["BASE_URL"])
+        public = f"/games/{store.get_game(session, game_id).public_id}"
+    app.config["CLOCK_NOW"] = the_game(app, game_id).turn_started_at
+    assert "Computer (random) will play in about 5 minutes." in page_text(client, private)
+    assert "is to move and will play in about 5 minutes." in page_text(client, public)
+    app.config["CLOCK_NOW"] += timedelta(minutes=4)
+    # The page tells the time left, never an old answer from the browser's cache.
+    assert "Computer (random) will play in about 1 minute." in page_text(client, private)
+    app.config["CLOCK_NOW"] += timedelta(seconds=55)
+    assert "Computer (random) will play in a few seconds." in page_text(client, private)
+
+
+def page_text(client: FlaskClient, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200
+    return " ".join(response.get_data(as_text=True).split())

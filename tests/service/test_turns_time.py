@@ -176,7 +176,7 @@ def test_flask_mail_sweep_runs_the_scan_once(app: Flask, client: FlaskClient) ->
     assert result.exit_code == 0, result.output
     assert "games checked for deadlines 1" in result.output and "emails sent" in result.output
     assert rows(app, kind=MailKind.REMINDER)[0].recipient == EMAILS[mover]
-    assert "flask --app service mail sweep" in client.get("/dev/outbox").get_data(as_text=True)
+    assert "scripts/flask mail sweep" in client.get("/dev/outbox").get_data(as_text=True)
 
 
 def test_automatic_claims_stop_at_the_one_that_wins(app: Flask, client: FlaskClient) -> None:
