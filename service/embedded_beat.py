@@ -132,7 +132,11 @@ class EmbeddedBeat:
             logger.info("embedded beat started: %s", ", ".join(sorted(scheduler.schedule)))
             wait = 0.0
             while not self.stopping.wait(wait):
-                wait = scheduler.tick()
+                try:
+                    wait = scheduler.tick()
+                except Exception:  # beat logs a failed task and goes on; so does this thread
+                    logger.exception("the embedded beat's tick failed")
+                    wait = self.max_wait_s
                 self._check_due_games(celery_app)
             scheduler.close()
         finally:
