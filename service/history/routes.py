@@ -7,7 +7,7 @@ from flask import current_app, jsonify, make_response, redirect, render_template
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
-from service import clock, tokens
+from service import tokens
 from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
 from service.db import read_scope, session_scope
@@ -30,7 +30,7 @@ from service.history.series import SeriesNotFoundError, series_page_context
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
-from service.present.summaries import computer_wait, load_summary
+from service.present.summaries import computer_plays_now, load_summary
 from service.refusal import Refusal
 from service.signin import sign_in, sign_out, signed_in_player
 
@@ -47,7 +47,7 @@ def public_page(public_id: str) -> Response | str:
         game = store.get_game_by_public_id(session, public_id, requested_ply(ply))
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
-            series_version(session, game), computer_wait(game, clock.now()),
+            series_version(session, game), computer_plays_now(session, game),
         )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:

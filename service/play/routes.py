@@ -12,7 +12,7 @@ from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
-from service import clock, tokens
+from service import tokens
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import read_scope, session_scope
 from service.errors import wants_json
@@ -39,7 +39,7 @@ from service.play import bp
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
-from service.present.summaries import computer_wait, load_summary
+from service.present.summaries import computer_plays_now, load_summary
 from service.present.words import instruction
 from service.refusal import Refusal
 
@@ -98,7 +98,7 @@ def private_page(token: str) -> Response | str:
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
-                series_version(session, game), computer_wait(game, clock.now()),
+                series_version(session, game), computer_plays_now(session, game),
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:

@@ -59,14 +59,25 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": game.result,
         # A computer to move has no deadline to show: when it will play instead.
-        "computer_plays": (
-            computer_wait(game, clock.now())
-            if game.status == GameStatus.ACTIVE
-            and game.to_move in seats
-            and seats[game.to_move][1].computer is not None
-            else None
-        ),
+        "computer_plays": computer_plays(game, seats, clock.now()),
     }
+
+
+def computer_plays_now(session: Session, game: Game) -> str | None:
+    """``computer_plays`` now, for a page's ETag (the seats come from the session's cache)."""
+    assert game.id is not None
+    return computer_plays(game, store.seats_of(session, game.id), clock.now())
+
+
+def computer_plays(game: Game, seats: dict[str, tuple[Seat, Player]], now: datetime) -> str | None:
+    """When the seat to move plays, in words (``computer_wait``) if it is the computer's; None
+    when it is a person's or nobody is to move. A page's ETag holds it: the words change with
+    the time left."""
+    if game.status != GameStatus.ACTIVE or game.to_move not in seats:
+        return None
+    if seats[game.to_move][1].computer is None:
+        return None
+    return computer_wait(game, now)
 
 
 def computer_wait(game: Game, now: datetime) -> str:
