@@ -118,15 +118,18 @@ def queue_receipt(
     seat: str,
     moves: Sequence[engine.Move],
     *,
+    notes: Sequence[str] = (),
     in_reply_to: str | None,
 ) -> OutboxMessage | None:
-    """Tell the player their reply was played: the moves, then what comes next in ``state``
-    (the position after them)."""
+    """Tell the player their reply was played: the moves, what was passed over (``notes``: a
+    claim of a flag already theirs), then what comes next in ``state`` (the position after
+    them)."""
     assert game.id is not None
     _, player = store.seats_of(session, game.id)[seat]
     context = {
         **_turn_context(session, game, state, seat),
         "played": [move_row(m) for m in moves],
+        "notes": list(notes),
     }
     return queue_email(
         session, MailKind.REPLY_RECEIPT, player, game=game, context=context, in_reply_to=in_reply_to
