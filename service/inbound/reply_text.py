@@ -154,6 +154,27 @@ LANGUAGES = sorted(MAIL_LANGUAGES)
 """Every language the reply trimmer knows: a player's mail program may speak any of them."""
 
 
+_APP_SIGNATURE = re.compile(
+    r"^\s*(?:sent|envoy[ée]|gesendet|inviato|enviado|verzonden|skickat)\s+"
+    r"(?:from|with|via|de|depuis|avec|von|mit|da|con|desde|vanaf|met|fr[åa]n)\s.{0,60}$",
+    re.IGNORECASE,
+)
+"""The line a mail app adds under the player's words (``Sent from Yahoo Mail on Android``,
+``Sent with Proton Mail secure email.``)."""
+_FORWARDED = re.compile(
+    r"^\s*(?:-{3,}\s*(?:forwarded message|original message|weitergeleitete nachricht"
+    r"|urspr[üu]ngliche nachricht|message transf[ée]r[ée]|message d'origine)\s*-*"
+    r"|begin forwarded message:|anfang der weitergeleiteten nachricht:"
+    r"|d[ée]but du message r[ée]exp[ée]di[ée]\s?:)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The line above a forwarded or an original email: what follows is not the player's."""
+
+
+_HEADER_FIELD = re.compile(r"^\*?[^\s:*][^:\n]{0,30}:\*?[ \t]+\S", re.MULTILINE)
+"""A line of a quoted email's header block (``From: Bob``, ``Gesendet: Montag``)."""
+
+
 def _attributions(lines: list[str]) -> set[str]:
     """The lines that introduce a quote, whatever their language: a line ending with ``:``
     that a quoted line follows, maybe after a blank line (``* Alice <a@b> [2026-01-05]:``,
@@ -179,9 +200,14 @@ def own_words(text: str) -> str:
         text=unquoted[:MAX_SCANNED_CHARS], languages=list(LANGUAGES), keep_hyphen_lists=True
     ).read()
     for reply in parsed.replies:
+        if len(_HEADER_FIELD.findall(str(reply.headers))) >= 2:
+            break  # a copy of an email under its headers (From: ... Sent: ...): not the player's
         body = "\n".join(
-            line for line in str(reply.body).split("\n") if line.strip() not in attributions
-        ).strip()
+            line
+            for line in str(reply.body).split("\n")
+            if line.strip() not in attributions and not _APP_SIGNATURE.match(line)
+        )
+        body = _FORWARDED.split(body)[0].strip()
         if body:
             return body[:MAX_WRITTEN_CHARS]
     return ""
