@@ -9,18 +9,20 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
 2. a delivery-status report: the failed recipients of one of our emails that it returns are
    marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
-3. sent by a program (a null sender, ``Auto-Submitted`` other than ``no`` (so never an answer
-   of ours), ``Precedence: bulk|junk|list``, ``X-Autoreply`` and kin, ``List-Id``, an
-   out-of-office subject, our own address): dropped (``automatic``);
+3. sent by a program (a read receipt, a null sender, ``Auto-Submitted`` other than ``no`` (so
+   never an answer of ours), ``Precedence: bulk|junk|list|auto_reply``, ``X-Autoreply`` and
+   kin, ``List-Id``, an out-of-office subject, a mail system's report such as qmail's bounce,
+   our own address): dropped (``automatic``);
 4. to no valid reply address (unknown or revoked key): dropped (``unknown_key``); from another
    address than the seat's: not played, and the seat's own address is told (at most once an
    hour), never the sender (``other_sender``);
-5. a reply of the seat: read against the position of the email it answers (In-Reply-To, then
-   References, to an outbox row of this game to this player: the row's ``ply``). Played when
-   that is the game's position now and every part names a legal move (``applied``, with a
-   receipt); else answered with what was understood, why not and the moves possible now
-   (``refused``, ``stale``). A reply with no word of a move in it to a game that is over (or
-   stale) is not answered (``ignored``).
+5. a reply of the seat (its words, or its Subject when only that names a move): read against
+   the position of the email it answers (In-Reply-To, then References, to an outbox row of
+   this game to this player: the row's ``ply``). Played when that is the game's position now
+   and every part that is no chat names a legal move (``applied``, with a receipt); else
+   answered with what was understood, why not and the moves possible now (``refused``,
+   ``stale``). A reply with no move in it (chat only) to a game that is over (or stale) is not
+   answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
 message that a program sent.

@@ -85,7 +85,7 @@ def reading_rows(reading: Reading | None) -> list[dict[str, Any]]:
         {
             "words": part.words,
             "move": move_row(part.move) if part.move is not None else None,
-            "problem": part.problem,
+            "problem": part.problem or part.note,
             "options": [move_code(m) for m in part.options[:20]],
         }
         for part in reading.parts
