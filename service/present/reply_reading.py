@@ -480,12 +480,15 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
 
 def _is_remark(seen: Wanted) -> bool:
     """A part with words that belong to no move, naming no whole move: ``Nice play on flag 2``;
-    ``see you at the end`` (a bare end of turn is never said with other words)."""
+    ``Nice 10 on flag 6`` (a value names a card only with a verb); ``see you at the end`` (a
+    bare end of turn is never said with other words)."""
     if not seen.strangers or seen.action is Action.RESIGN:
         return False
     if seen.action is Action.END:
         return True
-    return not seen.cards and seen.value is None and seen.move(engine.SEATS[0]) is None
+    if seen.value is not None:  # "Nice 10 on flag 6!": a value is a move only with a verb
+        return not any(word.lower() in VERBS for word in _tokens(seen.words))
+    return not seen.cards and seen.move(engine.SEATS[0]) is None
 
 
 def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[str]]:

@@ -8,12 +8,15 @@ import random
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine import Action
 from service.inbound.reply_text import html_to_text, own_words
 from service.present.choices import Choice, move_code
 from service.present.reply_reading import names_a_move, read_turn, wanted
+from tests.service.replies import turn_text
 
 BATTLELINE = engine.get_ruleset("battleline")
 
@@ -288,3 +291,39 @@ def test_a_claim_of_a_flag_already_won_is_noted_and_the_rest_is_played() -> None
     alone = read_turn(f"c{flag}", state, state.to_move)
     assert alone.problem is not None and "yours already" in alone.problem
     assert not alone.playable
+
+
+REMARKS = (
+    "Nice play on flag 2!", "Is flag 7 really still open?", "Good play!", "See you Friday.",
+    "Hi Bob,", "Thanks!", "Can I play R1 on 9 next time?", "See you at the end of the week.",
+    "Good luck with flag 4!", "Why did you play there?", "I'll draw my conclusions later.",
+    "Nice 10 on flag 6!", "Cheers, Alice",
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(REMARKS), max_size=3),
+    after=st.lists(st.sampled_from(REMARKS), max_size=3),
+    seed=st.sampled_from(["seed0", "seed1", "seed2", "seed3"]),
+)
+def test_chat_around_a_turn_never_changes_its_moves(
+    before: list[str], after: list[str], seed: str
+) -> None:
+    state = opening(seed)
+    turn = turn_text(state)
+    alone = read_turn(turn, state, state.to_move)
+    text = "\n".join([" ".join(before), turn, " ".join(after)])
+    reading = read_turn(text, state, state.to_move)
+    assert reading.problem is None, (text, reading)
+    assert reading.moves == alone.moves
+    assert len(reading.chat) >= len(before) + len(after) - sum("," in r for r in before + after)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=160))
+def test_any_text_reads_as_moves_or_a_reason_and_never_raises(text: str) -> None:
+    state = opening()
+    reading = read_turn(text, state, state.to_move)
+    assert reading.playable == (reading.problem is None)
+    assert names_a_move(text, BATTLELINE) or reading.problem == "We found no move in your reply."
