@@ -339,6 +339,26 @@ def by_value(ctx: Ctx) -> Inbound:
     return ctx.reply(f"Play the {value} on flag {flag} and draw {ending}")
 
 
+def value_held_twice(ctx: Ctx) -> Inbound:
+    """A value without a colour that two troops in hand have: the answer names both."""
+    state = position(ctx.app, ctx.game_id).state
+    hand = state.hands[engine.SEATS.index(state.to_move)]
+    troops = [card for card in hand if is_troop(card)]
+    values = [troop_parts(card)[1] for card in troops]
+    value = next(v for v in values if values.count(v) == 2)
+    ctx.notes["codes"] = [f"{card}>2" for card in troops if troop_parts(card)[1] == value]
+    return ctx.reply(f"Hi! {value} to 2, troops")
+
+
+def _names_both(ctx: Ctx, answers: list[OutboxMessage]) -> None:
+    (answer,) = answers
+    codes = ctx.notes["codes"]
+    assert isinstance(codes, list)
+    for code in codes:
+        assert code in answer.text_body, answer.text_body
+    assert "could mean 2 moves" in " ".join(answer.text_body.split())
+
+
 def read_receipt(ctx: Ctx) -> Inbound:
     """A read receipt (RFC 8098) for the mover's latest email, as Thunderbird sends it."""
     row = ctx.row()
@@ -402,6 +422,7 @@ CASES = [
     Case("draw_before_the_card", lambda c: c.reply("troops"), Outcome.REFUSED, "mover", False),
     Case("second_part_illegal_all_or_nothing", lambda c: c.reply(f"{c.play()} {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("past_the_end_of_the_turn", lambda c: c.reply(f"{c.turn()} {c.play()}"), Outcome.REFUSED, "mover", False, _mentions("your turn is over")),
+    Case("value_held_twice_asks_which", value_held_twice, Outcome.REFUSED, "mover", False, _names_both),
     Case("negated", lambda c: c.reply(f"don't {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("resign_with_more", lambda c: c.reply(f"resign {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("move_for_the_wrong_seat", wrong_seat, Outcome.REFUSED, "other", False, _mentions("not your turn")),
