@@ -20,7 +20,7 @@ can hold a whole turn. What is accepted, case-insensitively and with spaces anyw
 Chat is not read as moves (``Reading.chat``): a part with no word of a move in it (``Hi Bob``,
 ``thanks!``), and a remark, a part with words that belong to no move that names no whole move
 (``Nice play on flag 2!``), or any part of a question that has such words (``Is flag 7 really
-still open?``). ``claim N`` for a flag already the player's is noted, not played. Any other part
+still open?``). ``claim N`` for a flag claimed already is noted, not played. Any other part
 that picks no legal move, or more than one, stops the whole reply: nothing of it is played.
 """
 
@@ -509,12 +509,18 @@ def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[s
     return _merge_returns(found), chat
 
 
-def _already_yours(state: engine.GameState, seat: str, seen: Wanted) -> bool:
-    """``claim N`` for a flag that is the player's already (the automatic claims took it)."""
+def _already_claimed(state: engine.GameState, seat: str, seen: Wanted) -> str | None:
+    """What to say of ``claim N`` for a flag claimed already (the automatic claims took it, or
+    an earlier reply), or None."""
     flag = seen.flag
     if seen.action is not Action.CLAIM or flag is None or not 1 <= flag <= len(state.flags):
-        return False
-    return state.flags[flag - 1].claimed_by == engine.SEATS.index(seat)
+        return None
+    holder = state.flags[flag - 1].claimed_by
+    if holder is None:
+        return None
+    if holder == engine.SEATS.index(seat):
+        return f"flag {flag} is yours already (claimed before this reply)"
+    return f"flag {flag} was claimed already, not by you, before this reply"
 
 
 def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
@@ -558,8 +564,8 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         if problem is not None:
             parts.append(ReadPart(words=seen.words, problem=problem))
             continue
-        if _already_yours(state, seat, seen):
-            note = f"flag {seen.flag} is yours already (claimed before this reply)"
+        note = _already_claimed(state, seat, seen)
+        if note is not None:
             parts.append(ReadPart(words=seen.words, note=note))
             continue
         candidates = [m for m in engine.legal_moves(state) if seen.matches(m)]

@@ -269,10 +269,14 @@ def test_chat_around_the_moves_is_kept_apart_and_the_moves_are_played() -> None:
         assert names_a_move(move, BATTLELINE), move
 
 
-def _with_a_flag_of_the_mover() -> tuple[engine.GameState, int]:
+def _with_a_flag_won(by_mover: bool = True) -> tuple[engine.GameState, int]:
     for state in _positions(seeds=60, plies=200):
         mine = engine.SEATS.index(state.to_move)
-        won = [i + 1 for i, flag in enumerate(state.flags) if flag.claimed_by == mine]
+        won = [
+            i + 1
+            for i, flag in enumerate(state.flags)
+            if flag.claimed_by is not None and (flag.claimed_by == mine) == by_mover
+        ]
         plays = [m for m in engine.legal_moves(state) if m.action is Action.PLAY]
         if won and plays and state.phase is engine.Phase.START:
             return state, won[0]
@@ -280,7 +284,7 @@ def _with_a_flag_of_the_mover() -> tuple[engine.GameState, int]:
 
 
 def test_a_claim_of_a_flag_already_won_is_noted_and_the_rest_is_played() -> None:
-    state, flag = _with_a_flag_of_the_mover()
+    state, flag = _with_a_flag_won()
     play = a_play(state)
     ending = engine.turn_endings(state, play)[0].action_text()
     reading = read_turn(f"claim {flag}, {play.action_text()} {ending}", state, state.to_move)
@@ -327,3 +331,12 @@ def test_any_text_reads_as_moves_or_a_reason_and_never_raises(text: str) -> None
     reading = read_turn(text, state, state.to_move)
     assert reading.playable == (reading.problem is None)
     assert names_a_move(text, BATTLELINE) or reading.problem == "We found no move in your reply."
+
+
+def test_a_claim_of_a_flag_the_opponent_won_is_noted_too() -> None:
+    state, flag = _with_a_flag_won(by_mover=False)
+    play = a_play(state)
+    reading = read_turn(f"c{flag} {play.action_text()}", state, state.to_move)
+    assert reading.moves == [play], reading
+    (note,) = reading.notes
+    assert f"flag {flag} was claimed already, not by you" in note
