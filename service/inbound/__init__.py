@@ -10,8 +10,9 @@ message to the same ``receive.receive``:
   (``flask inbound imap-idle``);
 - ``routes``: the development outbox's reply box (outside production only).
 
-Reading the player's words into moves is presentation (``service.present.reply_reading``); the
-answers are written by ``service.present.reply_answers``. See docs/replies.md.
+The player's words come out of the message in ``reply_text``; reading them into moves is
+presentation (``service.present.reply_reading``), and so are the answers
+(``service.present.reply_answers``). See docs/replies.md.
 """
 
 from flask import Blueprint

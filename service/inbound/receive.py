@@ -9,18 +9,20 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
 2. a delivery-status report: the failed recipients of one of our emails that it returns are
    marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
-3. sent by a program (a null sender, ``Auto-Submitted`` other than ``no`` (so never an answer
-   of ours), ``Precedence: bulk|junk|list``, ``X-Autoreply`` and kin, ``List-Id``, an
-   out-of-office subject, our own address): dropped (``automatic``);
+3. sent by a program (a read receipt, a null sender, ``Auto-Submitted`` other than ``no`` (so
+   never an answer of ours), ``Precedence: bulk|junk|list|auto_reply``, ``X-Autoreply`` and
+   kin, ``List-Id``, an out-of-office subject, a mail system's report such as qmail's bounce,
+   our own address): dropped (``automatic``);
 4. to no valid reply address (unknown or revoked key): dropped (``unknown_key``); from another
    address than the seat's: not played, and the seat's own address is told (at most once an
    hour), never the sender (``other_sender``);
-5. a reply of the seat: read against the position of the email it answers (In-Reply-To, then
-   References, to an outbox row of this game to this player: the row's ``ply``). Played when
-   that is the game's position now and every part names a legal move (``applied``, with a
-   receipt); else answered with what was understood, why not and the moves possible now
-   (``refused``, ``stale``). A reply with no word of a move in it to a game that is over (or
-   stale) is not answered (``ignored``).
+5. a reply of the seat (its words, or its Subject when only that names a move): read against
+   the position of the email it answers (In-Reply-To, then References, to an outbox row of
+   this game to this player: the row's ``ply``). Played when that is the game's position now
+   and every part that is no chat names a legal move (``applied``, with a receipt); else
+   answered with what was understood, why not and the moves possible now (``refused``,
+   ``stale``). A reply with no move in it (chat only) to a game that is over (or stale) is not
+   answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
 message that a program sent.
@@ -50,13 +52,14 @@ from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
 from service.inbound import headers
+from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.addresses import mark_bouncing
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
-from service.outbox.queue import emails_queued_since
+from service.outbox.queue import emails_queued_since, game_subject
 from service.present.reply_answers import queue_other_sender, queue_receipt, queue_refusal
-from service.present.reply_reading import Reading, names_a_move, read_turn, written_text
+from service.present.reply_reading import Reading, names_a_move, read_turn
 
 logger = logging.getLogger(__name__)
 
@@ -285,6 +288,13 @@ def _other_sender(
     )
 
 
+def our_subjects(session: Session, game: Game) -> list[str]:
+    """The phrases of our own subjects in this game, which a reply's Subject repeats: the game's
+    part and each kind's head."""
+    heads = [kind.rules.subject for kind in MailKind if kind.rules.subject]
+    return [game_subject(session, game), *heads]
+
+
 def answered_ply(
     session: Session, message: email.message.Message, game: Game, player: Player
 ) -> int | None:
@@ -321,8 +331,8 @@ def _reply(
     assert game.id is not None
     letter = seat.letter
     in_reply_to = headers.own_message_id(message)
-    text = written_text(message)
     ruleset = engine.get_ruleset(game.ruleset)
+    text = words_to_read(message, ruleset, our_subjects(session, game))
     state = load_state(session, game) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
@@ -367,7 +377,9 @@ def _reply(
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
-    answer = queue_receipt(session, game, state, letter, moves, in_reply_to=in_reply_to)
+    answer = queue_receipt(
+        session, game, state, letter, moves, notes=reading.notes, in_reply_to=in_reply_to
+    )
     played = ", ".join(m.action_text() for m in moves)
     return Received(
         Outcome.APPLIED, played, game.id, letter, answer.id if answer is not None else None

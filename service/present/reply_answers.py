@@ -85,7 +85,7 @@ def reading_rows(reading: Reading | None) -> list[dict[str, Any]]:
         {
             "words": part.words,
             "move": move_row(part.move) if part.move is not None else None,
-            "problem": part.problem,
+            "problem": part.problem or part.note,
             "options": [move_code(m) for m in part.options[:20]],
         }
         for part in reading.parts
@@ -118,15 +118,18 @@ def queue_receipt(
     seat: str,
     moves: Sequence[engine.Move],
     *,
+    notes: Sequence[str] = (),
     in_reply_to: str | None,
 ) -> OutboxMessage | None:
-    """Tell the player their reply was played: the moves, then what comes next in ``state``
-    (the position after them)."""
+    """Tell the player their reply was played: the moves, what was passed over (``notes``: a
+    claim of a flag already theirs), then what comes next in ``state`` (the position after
+    them)."""
     assert game.id is not None
     _, player = store.seats_of(session, game.id)[seat]
     context = {
         **_turn_context(session, game, state, seat),
         "played": [move_row(m) for m in moves],
+        "notes": list(notes),
     }
     return queue_email(
         session, MailKind.REPLY_RECEIPT, player, game=game, context=context, in_reply_to=in_reply_to

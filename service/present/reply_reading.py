@@ -1,178 +1,44 @@
-"""Reading a reply by email: first the words the player wrote, then the moves those words name.
+"""Reading a reply by email: the moves a player's words name (the words themselves come out of
+the message in ``service.inbound.reply_text``).
 
-Pure: a parsed message in, text out; text and a position in, moves out. No database, no app.
+Pure: text and a position in, moves out. No database, no app.
 
-**The player's words** (``written_text``): the text part of the message (or its HTML part turned
-into text, blockquotes as ``>`` quotes, when there is no text part), without the quoted email,
-the ``On ... wrote:`` / ``From: ... Sent: ...`` headers that mail programs write in many
-languages, and the signature after ``-- `` (the maintained mail-parser-reply library finds those,
-given every language it knows).
-
-**The moves** (``read_turn``): the words are cut into parts at line ends and at ``,`` ``;`` ``.``
-``and`` ``then``, and at each new verb; each part names one move, as constraints (an action, a
-card, a flag, a deck ...) that must pick exactly one of the legal moves of the position the part
-meets. The parts apply in order, each to the position the one before it left: a reply can hold a
-whole turn. What is accepted, case-insensitively and with spaces anywhere:
+The words are cut into sentences (at line ends and ``.`` ``!`` ``?``), then into parts at ``,``
+``;`` ``and`` ``then``, and at each new verb; each part names one move, as constraints (an
+action, a card, a flag, a deck ...) that must pick exactly one of the legal moves of the position
+the part meets. The parts apply in order, each to the position the one before it left: a reply
+can hold a whole turn. What is accepted, case-insensitively and with spaces anywhere:
 
 - the notation: ``R7>3``, ``claim 3``, ``draw tactics``, ``REDEPLOY R7@3>5``, ``return R2 FOG``;
 - the short codes of ``service.present.choices.move_code``: ``c3``, ``troops``, ``tactics``,
   ``pass``, ``end`` (card moves are their notation);
 - plain words: ``play red 7 on flag 3 and draw a tactics card``, ``seven of hearts to 2``,
-  ``claim flag three``, ``pass``, ``resign`` (alone: nothing else may be in a resigning reply).
+  ``claim flag three``, ``pass``, ``resign`` (alone: nothing else may be in a resigning reply);
+- a value without a colour: ``play the 7 on flag 3``, ``7 to 3``, ``7>3``: the troop of that
+  value in hand (asked back, naming the candidates, when several match).
 
-A part with no word of a move in it (``Hi Bob``, ``thanks!``) is ignored; a part with one that
-picks no legal move, or more than one, stops the whole reply: nothing of it is played.
+Chat is not read as moves (``Reading.chat``): a part with no word of a move in it (``Hi Bob``,
+``thanks!``), and a remark, a part with words that belong to no move that names no whole move
+(``Nice play on flag 2!``), or any part of a question that has such words (``Is flag 7 really
+still open?``). ``claim N`` for a flag claimed already is noted, not played. Any other part
+that picks no legal move, or more than one, stops the whole reply: nothing of it is played.
 """
 
 from __future__ import annotations
 
-import email.message
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
-
-from mailparser_reply import EmailMessage as ReplyText
-from mailparser_reply.constants import MAIL_LANGUAGES
 
 import engine
 from engine import Action, Deck
+from engine.cards import is_troop, troop_parts
 from service.present.choices import move_code
 
-MAX_WRITTEN_CHARS = 4000
-"""The most of a reply's own words that are read: a turn is a line or two."""
-MAX_SCANNED_CHARS = 40_000
-"""The most text handed to the reply trimmer (its patterns are not made for megabytes)."""
 MAX_PARTS = 12
 """More parts than any turn has (claims, a card, three Scout draws, a return, a draw)."""
 
-# ---------------------------------------------------------------------------------------------
-# The player's own words
-
-
-class _HtmlText(HTMLParser):
-    """HTML as the text a mail program would quote: block elements on their own lines,
-    blockquotes as ``>`` quotes, a rule as Outlook's line of underscores (a separator the reply
-    trimmer knows), no head, style or script."""
-
-    BLOCKS = frozenset(
-        {
-            "address", "article", "aside", "div", "dl", "dt", "dd", "fieldset", "figure",
-            "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "li", "main", "nav",
-            "ol", "p", "pre", "section", "table", "tbody", "thead", "tfoot", "tr", "ul",
-        }
-    )  # fmt: skip
-    HIDDEN = frozenset({"head", "style", "script", "title", "template"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.lines: list[str] = []
-        self.line: list[str] = []
-        self.depth = 0
-        self.hidden = 0
-
-    def _flush(self, *, keep_empty: bool = False) -> None:
-        text = re.sub(r"[ \t\r\n\f\xa0]+", " ", "".join(self.line)).strip()
-        if text or keep_empty:
-            self.lines.append("> " * self.depth + text)
-        self.line = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self.HIDDEN:
-            self.hidden += 1
-        elif tag == "br":
-            self._flush(keep_empty=True)
-        elif tag == "hr":
-            self._flush()
-            self.lines += ["", "_" * 32]
-        elif tag == "blockquote":
-            self._flush()
-            self.depth += 1
-        elif tag in self.BLOCKS:
-            self._flush()
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.HIDDEN:
-            self.hidden = max(0, self.hidden - 1)
-        elif tag == "blockquote":
-            self._flush()
-            self.depth = max(0, self.depth - 1)
-        elif tag in self.BLOCKS:
-            self._flush()
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.line.append(data)
-
-    def text(self) -> str:
-        self._flush()
-        return "\n".join(self.lines)
-
-
-def html_to_text(html: str) -> str:
-    """The text of an HTML body, quotes marked with ``>`` as a mail program quotes."""
-    parser = _HtmlText()
-    parser.feed(html)
-    parser.close()
-    return parser.text()
-
-
-def _unflow(text: str, delsp: bool) -> str:
-    """A ``format=flowed`` text (RFC 3676) with its soft line breaks joined."""
-    out: list[str] = []
-    pending = ""
-    for line in text.split("\n"):
-        if line != "-- " and line.endswith(" ") and not line.startswith(">"):
-            pending += line[:-1] if delsp else line
-            continue
-        out.append(pending + line)
-        pending = ""
-    if pending:
-        out.append(pending)
-    return "\n".join(out)
-
-
-def _part_text(part: email.message.Message) -> str:
-    payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
-        return ""
-    charset = part.get_content_charset() or "utf-8"
-    try:
-        return payload.decode(charset, errors="replace")
-    except LookupError:  # a charset Python does not know
-        return payload.decode("utf-8", errors="replace")
-
-
-def body_text(message: email.message.Message) -> str:
-    """The message's text: its first text/plain part, else its first text/html part as text
-    (attachments are never read)."""
-    plain = html = None
-    for part in message.walk():
-        if part.is_multipart() or part.get_content_disposition() == "attachment":
-            continue
-        kind = part.get_content_type()
-        if kind == "text/plain" and plain is None:
-            plain = part
-        elif kind == "text/html" and html is None:
-            html = part
-    if plain is not None:
-        text = _part_text(plain).replace("\r\n", "\n").replace("\r", "\n")
-        if plain.get_param("format", "", header="content-type") == "flowed":
-            delsp = str(plain.get_param("delsp", "no", header="content-type")).lower() == "yes"
-            text = _unflow(text, delsp)
-        return text
-    if html is not None:
-        return html_to_text(_part_text(html))
-    return ""
-
-
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
-_QUOTED = re.compile(r"^[ \t]*>")
-LANGUAGES = sorted(MAIL_LANGUAGES)
-"""Every language the reply trimmer knows: a player's mail program may speak any of them."""
 
 
 def normalised(text: str) -> str:
@@ -182,45 +48,6 @@ def normalised(text: str) -> str:
     # An arrow before a flag's number is the notation's ">" (R7 -> 3); else it means "then".
     text = re.sub(r"\s*(?:->|→|⟶|➔|=>|›|»)\s*(?=[0-9])", ">", text)
     return re.sub(r"->|→|⟶|➔|=>|›|»", ",", text).replace("\xa0", " ")
-
-
-def _attributions(lines: list[str]) -> set[str]:
-    """The lines that introduce a quote, whatever their language: a line ending with ``:``
-    that a quoted line follows, maybe after a blank line (``* Alice <a@b> [2026-01-05]:``,
-    ``05.01.2026 10:00 Alice <a@b>:``)."""
-    found: set[str] = set()
-    for index, line in enumerate(lines):
-        following = [n for n in lines[index + 1 : index + 3] if n.strip()][:1]
-        quoted = bool(following) and _QUOTED.match(following[0]) is not None
-        if quoted and not _QUOTED.match(line) and line.rstrip().endswith(":"):
-            found.add(line.strip())
-    return found
-
-
-def own_words(text: str) -> str:
-    """The lines the player wrote in a reply's text: quoted lines (``>``) dropped, then the
-    quote headers (``On ... wrote:``, ``From: ... Sent: ...`` above an unquoted copy), the
-    signature and the disclaimers cut by mail-parser-reply (the first reply it finds is the
-    player's), and a line introducing a quote in a form it does not know."""
-    lines = normalised(text).split("\n")
-    attributions = _attributions(lines)
-    unquoted = "\n".join(line for line in lines if not _QUOTED.match(line))
-    parsed = ReplyText(
-        text=unquoted[:MAX_SCANNED_CHARS], languages=list(LANGUAGES), keep_hyphen_lists=True
-    ).read()
-    for reply in parsed.replies:
-        body = "\n".join(
-            line for line in str(reply.body).split("\n") if line.strip() not in attributions
-        ).strip()
-        if body:
-            return body[:MAX_WRITTEN_CHARS]
-    return ""
-
-
-def written_text(message: email.message.Message) -> str:
-    """What the player wrote in a reply: the text (or HTML) body without the quoted email, the
-    quote headers and the signature."""
-    return own_words(body_text(message))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,10 +96,23 @@ NEGATIONS = frozenset(
     ["not", "no", "don't", "dont", "won't", "wont", "never", "nicht", "kein", "keine", "pas", "ne"]
 )
 """A part that says one of these is never played: "not R7>3" must not play R7>3."""
+FILLER_WORDS = frozenset(
+    {
+        "a", "an", "the", "my", "your", "i", "i'll", "ill", "i'd", "i'm", "im", "will", "would",
+        "want", "like", "please", "pls", "card", "cards", "flag", "flags", "deck", "pile", "top",
+        "of", "now", "me", "let", "let's", "lets", "ok", "okay", "so", "just", "also", "with",
+        "this", "that", "turn", "number", "no.", "nr", "#",
+    }
+)  # fmt: skip
+"""Words a move is written with that are no part of it: any other word (``nice``, ``really``)
+makes a part that names no whole move a remark, and a question with it chat."""
+SENTENCES = re.compile(r"[^\n.!?]*[\n.!?]*")
 SEPARATORS = re.compile(r"[\n;,.!?]+|\b(?:and|then|und|dann|et|puis)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\s:()\[\]{}<\"`*_|/]+")
 _SHORT_CLAIM = re.compile(r"c([1-9])")
 _PLACED = re.compile(r"([a-z]+[0-9]*)(?:@([0-9]+))?(?:>([0-9]+|discard))?")
+_VALUE_PLACED = re.compile(r"([0-9]{1,2})>([0-9]{1,2})")
+"""``7>3``: a value without a colour, to a flag."""
 
 
 @dataclass
@@ -290,6 +130,10 @@ class Wanted:
     cards: list[str] = field(default_factory=list)
     """Every card named, in order (``return R2 FOG``)."""
     negated: bool = False
+    value: int | None = None
+    """A troop's value named without its colour (``play the 7 on flag 3``)."""
+    strangers: list[str] = field(default_factory=list)
+    """The words that belong to no move (``nice``, ``really``): chat, unless a move is named."""
 
     def matches(self, move: engine.Move) -> bool:
         if self.action is not None and move.action is not self.action:
@@ -300,6 +144,12 @@ class Wanted:
             # "draw one tactics card": a number says nothing about a draw.
             return self.deck is None or move.deck == self.deck
         if self.card is not None and move.card != self.card:
+            return False
+        if self.value is not None and not (
+            move.card is not None
+            and is_troop(move.card)
+            and troop_parts(move.card)[1] == self.value
+        ):
             return False
         if self.to_discard and not (move.action is Action.REDEPLOY and move.flag is None):
             return False
@@ -350,6 +200,9 @@ class ReadPart:
     problem: str | None = None
     options: tuple[engine.Move, ...] = ()
     """The legal moves it could mean, when it names several."""
+    note: str | None = None
+    """Why it was passed over without a move, the rest being played (``claim 3`` for a flag
+    already the player's)."""
 
 
 @dataclass(frozen=True)
@@ -358,7 +211,8 @@ class Reading:
 
     parts: tuple[ReadPart, ...] = ()
     ignored: tuple[str, ...] = ()
-    """Parts with no word of a move in them (greetings, thanks), left out."""
+    """The chat, left out: parts with no word of a move in them (greetings, thanks), remarks and
+    questions (``Nice play on flag 2``), in order."""
     problem: str | None = None
     """Why nothing of the reply can be played (the first part that failed, or the reply as a
     whole); None when every part names a legal move."""
@@ -369,7 +223,17 @@ class Reading:
 
     @property
     def playable(self) -> bool:
-        return self.problem is None and bool(self.parts)
+        return self.problem is None and bool(self.moves)
+
+    @property
+    def chat(self) -> tuple[str, ...]:
+        """What the player said that is no move: for the opponent, not the game."""
+        return self.ignored
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What was passed over without a move (the rest was played), as a receipt says it."""
+        return tuple(f"'{part.words}': {part.note}" for part in self.parts if part.note)
 
 
 def _card(word: str, ruleset: engine.Ruleset) -> str | None:
@@ -447,7 +311,10 @@ def _split(text: str, ruleset: engine.Ruleset) -> list[str]:
                 verbs.append(low)
             has_deck = has_deck or low in DECK_WORDS
             has_placed = has_placed or (placed and _is_anchor(word, ruleset))
-            named = named or _is_anchor(word, ruleset) or low in COLOR_WORDS
+            # "7 to 3 troops": a value that goes to a flag names a move, as a card does.
+            valued = low in TO_WORDS and any(_number(w.lower()) is not None for w in current)
+            named = named or _is_anchor(word, ruleset) or low in COLOR_WORDS or valued
+            named = named or _VALUE_PLACED.fullmatch(low) is not None
         if current:
             parts.append(" ".join(current))
     return [part for part in (p.strip() for p in parts) if part]
@@ -478,6 +345,7 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
         t = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
         after = tokens[i + 2] if i + 2 < len(tokens) else ""
+        before = tokens[i - 1] if i else ""
         i += 1
         if t in NEGATIONS:
             seen.negated = True
@@ -512,9 +380,13 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
         elif (number := _number(t)) is not None:
             if role == "from":
                 seen.source = number
+            elif _is_value(seen, role, before, nxt):
+                seen.value = number
             else:
                 seen.flag = number
             role = None
+        elif (value := _VALUE_PLACED.fullmatch(t)) and _is_value(seen, None, before, ">"):
+            seen.value, seen.flag = int(value.group(1)), int(value.group(2))
         elif (placed := _PLACED.fullmatch(t)) and (card := _card(placed.group(1), ruleset)):
             seen.cards.append(card)
             if placed.group(2):
@@ -523,13 +395,30 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
                 seen.to_discard = True
             elif placed.group(3):
                 seen.flag = int(placed.group(3))
+        elif t not in FILLER_WORDS:
+            seen.strangers.append(t)
     _settle(seen)
     flagged = "flag" in tokens and (seen.flag is not None or seen.source is not None)
-    if seen.action is None and not seen.cards and seen.deck is None and not flagged:
+    named = seen.action is not None or seen.cards or seen.deck is not None or seen.value is not None
+    if not named and not flagged:
         return None  # no word of a move: a greeting, thanks, a number in a sentence
     if seen.action is Action.PLAY and not seen.cards and seen.flag is None:
         return None  # "Good play!": the verb alone names no move
     return seen
+
+
+def _is_value(seen: Wanted, role: str | None, before: str, nxt: str) -> bool:
+    """Whether a number is a troop's value rather than a flag: it comes first, before a word
+    that leads to the flag (``play the 7 on flag 3``, ``7 to 3``), in a part naming no card."""
+    return (
+        role is None
+        and nxt in TO_WORDS
+        and before != "flag"
+        and seen.value is None
+        and seen.flag is None
+        and not seen.cards
+        and seen.action in (None, Action.PLAY)
+    )
 
 
 def _another_claim(words: str) -> Wanted | None:
@@ -543,6 +432,8 @@ def _settle(seen: Wanted) -> None:
     """Fill in what the words imply: the guile card named is the verb; Deserter and a Mud
     discard name the flag a card comes from."""
     cards = seen.cards
+    if seen.action is None and seen.value is not None:
+        seen.action = Action.PLAY
     if seen.action in (None, Action.PLAY) and cards and cards[0] in GUILE:
         seen.action = GUILE[cards[0]]
         cards.pop(0)
@@ -571,24 +462,71 @@ def _why_not(
             ruling = f" ({rule})" if rule and str(rule) not in str(error) else ""
             return f"{move.action_text()} cannot be played now: {error}{ruling}"
         return f"{move.action_text()} cannot be played now"
+    if seen.value is not None:
+        hand = state.hands[engine.SEATS.index(seat)]
+        held = [c for c in hand if is_troop(c) and troop_parts(c)[1] == seen.value]
+        if not held:
+            return f"you hold no troop card of value {seen.value}"
+        where = f" to flag {seen.flag}" if seen.flag is not None else ""
+        return f"your {', '.join(held)} cannot be played{where} now"
     return "it names no move you can make now"
+
+
+def _sentences(text: str) -> list[tuple[str, bool]]:
+    """The sentences of ``text``, each with whether it is a question."""
+    found = (m.group(0) for m in SENTENCES.finditer(text))
+    return [(sentence, "?" in sentence) for sentence in found if sentence.strip()]
+
+
+def _is_remark(seen: Wanted) -> bool:
+    """A part with words that belong to no move, naming no whole move: ``Nice play on flag 2``;
+    ``Nice 10 on flag 6`` (a value names a card only with a verb); ``see you at the end`` (a
+    bare end of turn is never said with other words)."""
+    if not seen.strangers or seen.action is Action.RESIGN:
+        return False
+    if seen.action is Action.END:
+        return True
+    if seen.value is not None:  # "Nice 10 on flag 6!": a value is a move only with a verb
+        return not any(word.lower() in VERBS for word in _tokens(seen.words))
+    return not seen.cards and seen.move(engine.SEATS[0]) is None
+
+
+def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[str]]:
+    """What ``text`` says, whatever the position: the parts that name moves, in order, and the
+    chat (parts with no word of a move, remarks, questions with words of no move)."""
+    found: list[Wanted] = []
+    chat: list[str] = []
+    for sentence, question in _sentences(normalised(text)):
+        parts = [(words, wanted(words, ruleset)) for words in _split(sentence, ruleset)]
+        chatty = question and any(seen is None or seen.strangers for _, seen in parts)
+        for words, seen in parts:
+            if seen is None and found and found[-1].action is Action.CLAIM and not chatty:
+                seen = _another_claim(words)  # "claim 3 and 5"
+            if seen is None or chatty or _is_remark(seen):
+                chat.append(words)
+            else:
+                found.append(seen)
+    return _merge_returns(found), chat
+
+
+def _already_claimed(state: engine.GameState, seat: str, seen: Wanted) -> str | None:
+    """What to say of ``claim N`` for a flag claimed already (the automatic claims took it, or
+    an earlier reply), or None."""
+    flag = seen.flag
+    if seen.action is not Action.CLAIM or flag is None or not 1 <= flag <= len(state.flags):
+        return None
+    holder = state.flags[flag - 1].claimed_by
+    if holder is None:
+        return None
+    if holder == engine.SEATS.index(seat):
+        return f"flag {flag} is yours already (claimed before this reply)"
+    return f"flag {flag} was claimed already, not by you, before this reply"
 
 
 def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
     """The moves ``seat`` asks for in ``text`` (their own words of a reply), read against
     ``state`` part by part. A reading with a ``problem`` plays nothing."""
-    ruleset = state.ruleset
-    found: list[Wanted] = []
-    ignored: list[str] = []
-    for words in _split(normalised(text), ruleset):
-        seen = wanted(words, ruleset)
-        if seen is None and found and found[-1].action is Action.CLAIM:
-            seen = _another_claim(words)  # "claim 3 and 5"
-        if seen is None:
-            ignored.append(words)
-        else:
-            found.append(seen)
-    found = _merge_returns(found)
+    found, ignored = read_words(text, state.ruleset)
     if not found:
         return Reading(ignored=tuple(ignored), problem="We found no move in your reply.")
     if len(found) > MAX_PARTS:
@@ -626,6 +564,10 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         if problem is not None:
             parts.append(ReadPart(words=seen.words, problem=problem))
             continue
+        note = _already_claimed(state, seat, seen)
+        if note is not None:
+            parts.append(ReadPart(words=seen.words, note=note))
+            continue
         candidates = [m for m in engine.legal_moves(state) if seen.matches(m)]
         if len(candidates) == 1:
             move = candidates[0]
@@ -635,10 +577,14 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         why = _why_not(state, seat, seen, candidates)
         problem = f"'{seen.words}': {why}."
         parts.append(ReadPart(words=seen.words, problem=why, options=tuple(candidates)))
+    if problem is None and not any(part.move for part in parts):
+        problem = " ".join(f"{note}." for note in Reading(tuple(parts)).notes)
+        problem += " Your reply names no other move."
     return Reading(parts=tuple(parts), ignored=tuple(ignored), problem=problem)
 
 
 def names_a_move(text: str, ruleset: engine.Ruleset) -> bool:
     """Whether any part of ``text`` reads as a move at all (a verb, a card, a deck, a code),
     whatever the position: a reply of thanks after the game names none and is not answered."""
-    return any(wanted(words, ruleset) is not None for words in _split(normalised(text), ruleset))
+    found, _ = read_words(text, ruleset)
+    return bool(found)

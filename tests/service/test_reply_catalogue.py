@@ -18,6 +18,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
 
+import engine
+from engine.cards import is_troop, troop_parts
 from service.db import session_scope
 from service.games import store
 from service.inbound.receive import Outcome, receive
@@ -325,6 +327,68 @@ def both_keys(ctx: Ctx) -> Inbound:
     return Inbound(reply_bytes(ctx.row(), ctx.turn(), extra={"Cc": other_key_to(ctx)}))
 
 
+def by_value(ctx: Ctx) -> Inbound:
+    """The turn with its card named by value alone: the only troop of that value in hand."""
+    state = position(ctx.app, ctx.game_id).state
+    hand = state.hands[engine.SEATS.index(state.to_move)]
+    values = [troop_parts(card)[1] for card in hand if is_troop(card)]
+    play, ending = ctx.turn().split()
+    card, flag = play.split(">")
+    value = troop_parts(card)[1]
+    assert values.count(value) == 1, (hand, play)
+    return ctx.reply(f"Play the {value} on flag {flag} and draw {ending}")
+
+
+def value_held_twice(ctx: Ctx) -> Inbound:
+    """A value without a colour that two troops in hand have: the answer names both."""
+    state = position(ctx.app, ctx.game_id).state
+    hand = state.hands[engine.SEATS.index(state.to_move)]
+    troops = [card for card in hand if is_troop(card)]
+    values = [troop_parts(card)[1] for card in troops]
+    value = next(v for v in values if values.count(v) == 2)
+    ctx.notes["codes"] = [f"{card}>2" for card in troops if troop_parts(card)[1] == value]
+    return ctx.reply(f"Hi! {value} to 2, troops")
+
+
+def _names_both(ctx: Ctx, answers: list[OutboxMessage]) -> None:
+    (answer,) = answers
+    codes = ctx.notes["codes"]
+    assert isinstance(codes, list)
+    for code in codes:
+        assert code in answer.text_body, answer.text_body
+    assert "could mean 2 moves" in " ".join(answer.text_body.split())
+
+
+def read_receipt(ctx: Ctx) -> Inbound:
+    """A read receipt (RFC 8098) for the mover's latest email, as Thunderbird sends it."""
+    row = ctx.row()
+    raw = (
+        f"From: {ctx.mover_email}\r\nTo: {row.headers['Reply-To']}\r\n"
+        f"Subject: Return Receipt (displayed) - {row.subject}\r\n"
+        f"Message-ID: <mdn.{ctx.game_id}@mail.example.org>\r\nIn-Reply-To: {row.message_id}\r\n"
+        f"References: {row.message_id}\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=disposition-notification; boundary="M"\r\n\r\n'
+        "--M\r\nContent-Type: text/plain\r\n\r\nThis is a Return Receipt for the mail that you sent.\r\n"
+        "--M\r\nContent-Type: message/disposition-notification\r\n\r\n"
+        f"Reporting-UA: mail.example.org; Mozilla Thunderbird\r\nOriginal-Message-ID: {row.message_id}\r\n"
+        "Disposition: manual-action/MDN-sent-manually; displayed\r\n\r\n--M--\r\n"
+    ).encode()
+    return Inbound(raw)
+
+
+def qmail_bounce(ctx: Ctx) -> Inbound:
+    """qmail's plain bounce, from a mailbox that kept no Return-Path: no delivery report."""
+    row = ctx.row()
+    raw = (
+        f"From: MAILER-DAEMON@mail.example.net\r\nTo: {row.headers['Reply-To']}\r\n"
+        "Subject: failure notice\r\nMessage-ID: <qmail.1@mail.example.net>\r\n\r\n"
+        "Hi. This is the qmail-send program at mail.example.net.\r\n"
+        f"<{ctx.mover_email}>:\r\nSorry, no mailbox here by that name. (#5.1.1)\r\n\r\n"
+        f"--- Below this line is a copy of the message.\r\n\r\n{ctx.turn()}\r\n"
+    ).encode()
+    return Inbound(raw)
+
+
 def _upper(ctx: Ctx) -> str:
     name = "ALICE" if ctx.mover == "A" else "BOB"
     return f'"{name} (Mobile)" <{ctx.mover_email.upper()}>'
@@ -347,6 +411,9 @@ CASES = [
     Case("auto_submitted_no_is_a_person", lambda c: c.reply(c.turn(), extra={"Auto-Submitted": "no"}), Outcome.APPLIED, "mover", True),
     Case("cc_to_the_other_seats_address", both_keys, Outcome.APPLIED, "mover", True),
     Case("resign", lambda c: c.reply("I resign."), Outcome.APPLIED, "mover", True, _game_over),
+    Case("value_without_a_colour", by_value, Outcome.APPLIED, "mover", True, _applied_once),
+    Case("chat_around_the_moves", lambda c: c.reply(f"Nice play on flag 2! {c.turn()}. Is flag 7 really still open?\nSee you Friday"), Outcome.APPLIED, "mover", True, _applied_once),
+    Case("move_only_in_the_subject", lambda c: c.reply("", subject=f"Re: {c.row().subject} {c.turn()}"), Outcome.APPLIED, "mover", True, _applied_once),
     # --- replies answered, nothing changed
     Case("quoted_history_only", lambda c: c.reply(""), Outcome.REFUSED, "mover", False, _mentions("We found no move")),
     Case("chatter_only", lambda c: c.reply("Thanks, nice game so far! 😀"), Outcome.REFUSED, "mover", False),
@@ -355,6 +422,7 @@ CASES = [
     Case("draw_before_the_card", lambda c: c.reply("troops"), Outcome.REFUSED, "mover", False),
     Case("second_part_illegal_all_or_nothing", lambda c: c.reply(f"{c.play()} {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("past_the_end_of_the_turn", lambda c: c.reply(f"{c.turn()} {c.play()}"), Outcome.REFUSED, "mover", False, _mentions("your turn is over")),
+    Case("value_held_twice_asks_which", value_held_twice, Outcome.REFUSED, "mover", False, _names_both),
     Case("negated", lambda c: c.reply(f"don't {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("resign_with_more", lambda c: c.reply(f"resign {c.play()}"), Outcome.REFUSED, "mover", False),
     Case("move_for_the_wrong_seat", wrong_seat, Outcome.REFUSED, "other", False, _mentions("not your turn")),
@@ -367,6 +435,8 @@ CASES = [
     Case("crlf_encoded_in_names_and_subject", header_injection_encoded, Outcome.REFUSED, "mover", False, _no_injection),
     # --- silence
     Case("stale_thanks", lambda c: stale(c, "thanks!"), Outcome.IGNORED, None, True),
+    Case("stale_remark", lambda c: stale(c, "Nice play on flag 2! Is flag 7 really still open?"), Outcome.IGNORED, None, True),
+    Case("subject_of_ours_is_no_move", lambda c: c.reply(""), Outcome.REFUSED, "mover", False, _mentions("We found no move")),
     Case("after_the_end_thanks", lambda c: after_the_end(c, "Good game, thanks!"), Outcome.IGNORED, None, True),
     Case("not_dealt_chatter", lambda c: not_dealt(c, "Sure, let's play"), Outcome.IGNORED, None),
     Case("wrong_key", lambda c: c.reply(c.turn(), to="play+zzzzzzzzzzzz@localhost"), Outcome.UNKNOWN_KEY),
@@ -393,6 +463,10 @@ CASES = [
     Case("out_of_office_subject", lambda c: c.reply("I am away until Monday.", subject="Out of Office: Your turn"), Outcome.AUTOMATIC),
     Case("abwesenheitsnotiz_subject", lambda c: c.reply("Ich bin nicht da.", subject="Abwesenheitsnotiz: Your turn"), Outcome.AUTOMATIC),
     Case("reponse_automatique_subject", lambda c: c.reply("Absent.", subject="=?utf-8?q?R=C3=A9ponse_automatique=C2=A0:_Your_turn?="), Outcome.AUTOMATIC),
+    Case("read_receipt_mdn", read_receipt, Outcome.AUTOMATIC),
+    Case("read_receipt_by_subject", lambda c: c.reply("Your message was read.", subject=f"Read: {c.row().subject}"), Outcome.AUTOMATIC),
+    Case("precedence_auto_reply", lambda c: c.reply(c.turn(), extra={"Precedence": "auto_reply"}), Outcome.AUTOMATIC),
+    Case("qmail_failure_notice", qmail_bounce, Outcome.AUTOMATIC),
     Case("null_envelope_sender", lambda c: Inbound(c.reply(c.turn()).raw, envelope_sender=""), Outcome.AUTOMATIC),
     Case("return_path_null", lambda c: c.reply(c.turn(), extra={"Return-Path": "<>"}), Outcome.AUTOMATIC),
     Case("our_own_answer_looping_back", lambda c: c.reply(c.turn(), sender="Battle Line by mail <battleline@localhost>"), Outcome.AUTOMATIC),
@@ -510,3 +584,25 @@ def test_the_received_rows_count_per_address(app: Flask, client: FlaskClient) ->
     assert [r.sender for r in rows] == [ctx.mover_email] * 2
     assert all(r.received_at > rows[0].received_at - timedelta(seconds=5) for r in rows)
     assert SimpleNamespace(outcome=rows[-1].outcome).outcome == "refused"
+
+
+def test_the_receipt_says_what_was_passed_over(app: Flask, client: FlaskClient) -> None:
+    """``claim N`` for a flag already the player's is no error: the receipt says so."""
+    from service.present.reply_answers import queue_receipt
+    from service.present.reply_reading import read_turn
+
+    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
+    start = position(app, game_id)
+    reading = read_turn(turn_text(start.state), start.state, start.to_move)
+    note = "'claim 3': flag 3 is yours already (claimed before this reply)"
+    with app.app_context(), session_scope() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        row = queue_receipt(
+            session, game, start.state, start.to_move, reading.moves, notes=[note],
+            in_reply_to=None,
+        )  # fmt: skip
+        assert row is not None
+        text, html = row.text_body, row.mime
+    assert f"Not played: {note}." in " ".join(text.split())
+    assert "flag 3 is yours already" in html

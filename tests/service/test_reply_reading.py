@@ -1,69 +1,24 @@
-"""Reading replies (``service.present.reply_reading``): the player's own words out of real mail
-programs' replies (the corpus in tests/fixtures/replies), then those words into moves against a
-position. Pure: no app, no database."""
+"""Reading replies: the player's own words out of real mail programs' replies (the corpus in
+tests/fixtures/replies; ``service.inbound.reply_text``), then those words into moves against a
+position (``service.present.reply_reading``). Pure: no app, no database."""
 
 from __future__ import annotations
 
-import email
-import json
 import random
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine import Action
+from service.inbound.reply_text import html_to_text, own_words
 from service.present.choices import Choice, move_code
-from service.present.reply_reading import (
-    html_to_text,
-    names_a_move,
-    own_words,
-    read_turn,
-    wanted,
-    written_text,
-)
+from service.present.reply_reading import names_a_move, read_turn, wanted
+from tests.service.replies import turn_text
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "replies"
-EXPECTED: dict[str, dict[str, object]] = json.loads((CORPUS / "expected.json").read_text())
 BATTLELINE = engine.get_ruleset("battleline")
-
-
-def test_the_corpus_has_a_reply_of_every_common_mail_program() -> None:
-    names = sorted(p.name for p in CORPUS.glob("*.eml"))
-    assert names == sorted(EXPECTED)
-    for client in ("gmail", "outlook", "apple", "thunderbird", "k9", "fairemail", "ios"):
-        assert any(client in name for name in names), client
-    for language in ("german", "french"):
-        assert any(language in name for name in names), language
-    assert any("html_only" in name for name in names)
-    assert any("bottom_posting" in name for name in names)
-    assert any("top_posting" in name for name in names)
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_the_players_own_words_of_each_reply(name: str) -> None:
-    message = email.message_from_bytes((CORPUS / name).read_bytes())
-    assert written_text(message) == EXPECTED[name]["words"]
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_the_moves_each_reply_names(name: str) -> None:
-    """Each part read as the move it names in full (whatever the position)."""
-    message = email.message_from_bytes((CORPUS / name).read_bytes())
-    words = written_text(message)
-    named = []
-    for part in (wanted(words_, BATTLELINE) for words_ in _parts(words)):
-        if part is not None:
-            move = part.move("A")
-            assert move is not None, part
-            named.append(move.action_text())
-    assert named == EXPECTED[name]["moves"]
-
-
-def _parts(text: str) -> list[str]:
-    from service.present.reply_reading import _split, normalised  # the reader's own cut
-
-    return _split(normalised(text), BATTLELINE)
 
 
 def test_what_is_never_the_players_words() -> None:
@@ -219,3 +174,169 @@ def test_a_game_for_three() -> None:
     play = a_play(state)
     reading = read_turn(f"{play.action_text()} troops", state, state.to_move)
     assert [m.action for m in reading.moves] == [Action.PLAY, Action.DRAW]
+
+
+# ------------------------------------------------------------------ values, chat, flags already won
+
+
+def _positions(seeds: int = 30, plies: int = 120) -> Iterator[engine.GameState]:
+    """Positions of random games (the player to move may play a card)."""
+    rng = random.Random(11)
+    for n in range(seeds):
+        state = opening(f"values{n}")
+        while state.result is None and state.ply < plies:
+            yield state
+            state, _ = engine.apply(state, rng.choice(engine.legal_moves(state)))
+
+
+def _troops_by_value(state: engine.GameState) -> dict[int, list[str]]:
+    hand = state.hands[engine.SEATS.index(state.to_move)]
+    found: dict[int, list[str]] = {}
+    for card in hand:
+        if engine.cards.is_troop(card):
+            found.setdefault(engine.cards.troop_parts(card)[1], []).append(card)
+    return found
+
+
+def _play_of_a_value(alone: bool) -> tuple[engine.GameState, int, int, list[engine.Move]]:
+    """A position, a value, a flag, and the legal plays of that value to that flag: one card of
+    the value in hand (``alone``) or several."""
+    for state in _positions():
+        plays = [m for m in engine.legal_moves(state) if m.action is Action.PLAY]
+        for value, cards in _troops_by_value(state).items():
+            if (len(cards) == 1) != alone:
+                continue
+            for flag in range(1, state.ruleset.flags + 1):
+                matching = [m for m in plays if m.card in cards and m.flag == flag]
+                if len(matching) == len(cards):
+                    return state, value, flag, matching
+    raise AssertionError("no such position")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "play the {value} on flag {flag}",
+        "{value} to {flag}",
+        "{value}>{flag}",
+        "{value} > {flag} troops",
+        "I'll put my {value} on flag {flag}, then draw troops",
+    ],
+)
+def test_a_value_without_a_colour_is_the_one_card_of_that_value_in_hand(text: str) -> None:
+    state, value, flag, (play,) = _play_of_a_value(alone=True)
+    reading = read_turn(text.format(value=value, flag=flag), state, state.to_move)
+    assert reading.problem is None, reading
+    assert reading.moves[0] == play
+    if "troops" in text:
+        assert [m.action_text() for m in reading.moves[1:]] == ["draw troops"]
+
+
+def test_a_value_held_twice_is_asked_back_naming_the_cards() -> None:
+    state, value, flag, plays = _play_of_a_value(alone=False)
+    reading = read_turn(f"play the {value} on flag {flag}", state, state.to_move)
+    assert not reading.playable and reading.problem is not None
+    assert f"could mean {len(plays)} moves" in reading.problem
+    for play in plays:
+        assert play.action_text() in reading.problem
+    assert set(reading.parts[0].options) == set(plays)
+
+
+def test_a_value_not_in_hand_says_so() -> None:
+    state = opening()
+    missing = next(v for v in range(1, 11) if v not in _troops_by_value(state))
+    reading = read_turn(f"{missing} to 3", state, state.to_move)
+    assert reading.problem is not None and f"no troop card of value {missing}" in reading.problem
+
+
+def test_chat_around_the_moves_is_kept_apart_and_the_moves_are_played() -> None:
+    state = opening()
+    play = a_play(state).action_text()
+    text = (
+        f"Nice play on flag 2! {play}, troops. Is flag 7 really still open? Good play!\n"
+        "Can I play R1 on 9 next time?\nSee you Friday"
+    )
+    reading = read_turn(text, state, state.to_move)
+    assert reading.problem is None, reading
+    assert [m.action_text() for m in reading.moves] == [play, "draw troops"]
+    assert reading.chat == (
+        "Nice play on flag 2", "Is flag 7 really still open", "Good play",
+        "Can I play R1 on 9 next time", "See you Friday",
+    )  # fmt: skip
+    for remark in ("Nice play on flag 2!", "Is flag 7 really still open?", "see you at the end"):
+        assert not names_a_move(remark, BATTLELINE), remark
+    for move in ("troops?", f"{play}?", "end turn", "claim flag 3 please"):
+        assert names_a_move(move, BATTLELINE), move
+
+
+def _with_a_flag_won(by_mover: bool = True) -> tuple[engine.GameState, int]:
+    for state in _positions(seeds=60, plies=200):
+        mine = engine.SEATS.index(state.to_move)
+        won = [
+            i + 1
+            for i, flag in enumerate(state.flags)
+            if flag.claimed_by is not None and (flag.claimed_by == mine) == by_mover
+        ]
+        plays = [m for m in engine.legal_moves(state) if m.action is Action.PLAY]
+        if won and plays and state.phase is engine.Phase.START:
+            return state, won[0]
+    raise AssertionError("no such position")
+
+
+def test_a_claim_of_a_flag_already_won_is_noted_and_the_rest_is_played() -> None:
+    state, flag = _with_a_flag_won()
+    play = a_play(state)
+    ending = engine.turn_endings(state, play)[0].action_text()
+    reading = read_turn(f"claim {flag}, {play.action_text()} {ending}", state, state.to_move)
+    assert reading.problem is None, reading
+    assert [m.action_text() for m in reading.moves] == [play.action_text(), ending]
+    (note,) = reading.notes
+    assert f"flag {flag} is yours already" in note
+    alone = read_turn(f"c{flag}", state, state.to_move)
+    assert alone.problem is not None and "yours already" in alone.problem
+    assert not alone.playable
+
+
+REMARKS = (
+    "Nice play on flag 2!", "Is flag 7 really still open?", "Good play!", "See you Friday.",
+    "Hi Bob,", "Thanks!", "Can I play R1 on 9 next time?", "See you at the end of the week.",
+    "Good luck with flag 4!", "Why did you play there?", "I'll draw my conclusions later.",
+    "Nice 10 on flag 6!", "Cheers, Alice",
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(REMARKS), max_size=3),
+    after=st.lists(st.sampled_from(REMARKS), max_size=3),
+    seed=st.sampled_from(["seed0", "seed1", "seed2", "seed3"]),
+)
+def test_chat_around_a_turn_never_changes_its_moves(
+    before: list[str], after: list[str], seed: str
+) -> None:
+    state = opening(seed)
+    turn = turn_text(state)
+    alone = read_turn(turn, state, state.to_move)
+    text = "\n".join([" ".join(before), turn, " ".join(after)])
+    reading = read_turn(text, state, state.to_move)
+    assert reading.problem is None, (text, reading)
+    assert reading.moves == alone.moves
+    assert len(reading.chat) >= len(before) + len(after) - sum("," in r for r in before + after)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=160))
+def test_any_text_reads_as_moves_or_a_reason_and_never_raises(text: str) -> None:
+    state = opening()
+    reading = read_turn(text, state, state.to_move)
+    assert reading.playable == (reading.problem is None)
+    assert names_a_move(text, BATTLELINE) or reading.problem == "We found no move in your reply."
+
+
+def test_a_claim_of_a_flag_the_opponent_won_is_noted_too() -> None:
+    state, flag = _with_a_flag_won(by_mover=False)
+    play = a_play(state)
+    reading = read_turn(f"c{flag} {play.action_text()}", state, state.to_move)
+    assert reading.moves == [play], reading
+    (note,) = reading.notes
+    assert f"flag {flag} was claimed already, not by you" in note
