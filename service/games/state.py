@@ -246,9 +246,10 @@ def apply_moves(
     once: the second waits, then finds the log already holding its moves and raises
     AlreadyPlayedError.
     Appends one log entry per move (and the ``end`` of a turn that has no other move left,
-    ``engine.automatic_end``: an ``end`` given after it is then already done), stores a snapshot, moves the deadline to ``now`` plus the
-    game's days per move when the turn passes to the other seat, and finishes the game row
-    (status, result, no deadline) when the game ends. Works in the caller's session; the
+    ``engine.automatic_end``: an ``end`` given after it is then already done), stores a
+    snapshot, moves the deadline to ``now`` plus the game's days per move when the turn passes
+    to the other seat, and finishes the game row (status, result, no deadline) when the game
+    ends. Works in the caller's session; the
     caller's ``session_scope`` commits.
 
     ``timeout`` is refused unless ``by_server`` (only the server may enter it).
