@@ -261,6 +261,12 @@ GUILE = {
     "DESERTER": Action.DESERTER,
     "TRAITOR": Action.TRAITOR,
 }
+REPEATS = {"twice": 2, "thrice": 3}
+"""Words that repeat a draw: "draw troops twice" (a Scout draws up to three, R16)."""
+TIMES_WORDS = frozenset({"times", "mal", "fois"})
+"""After a number, these repeat a draw too: "troops 3 times"."""
+BACK_VERBS = frozenset({"put", "give", "place"})
+"""``put back G2``: these followed by ``back`` put Scout cards back (``return``)."""
 PLACING_VERBS = frozenset({"play", "put", "place", "redeploy", "deserter", "traitor", "discard"})
 """Verbs that a card with its flags (``R7@3>5``) completes: ``REDEPLOY R7@3>5``."""
 TO_WORDS = frozenset({"to", "on", "onto", "at", "into", "in", ">"})
@@ -290,6 +296,8 @@ class Wanted:
     cards: list[str] = field(default_factory=list)
     """Every card named, in order (``return R2 FOG``)."""
     negated: bool = False
+    times: int = 1
+    """How many times the move is asked for in a row ("draw troops twice")."""
 
     def matches(self, move: engine.Move) -> bool:
         if self.action is not None and move.action is not self.action:
@@ -491,6 +499,13 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
             code = f"{COLOR_WORDS[after]}{_number(t)}"
             seen.cards.append(_card(code, ruleset) or code.upper())
             i += 2
+        elif t in REPEATS:
+            seen.times = REPEATS[t]
+        elif _number(t) is not None and nxt in TIMES_WORDS:
+            seen.times = _number(t) or 1
+            i += 1
+        elif t == "back" and i >= 2 and tokens[i - 2] in BACK_VERBS:
+            seen.action = Action.RETURN  # "put back the green 2"
         elif t in VERBS and not (t == "discard" and seen.action is Action.REDEPLOY):
             verb = VERBS[t]
             # "play scout": the guile card is the verb; "play ... claim": the later verb.
@@ -525,6 +540,8 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
                 seen.flag = int(placed.group(3))
     _settle(seen)
     flagged = "flag" in tokens and (seen.flag is not None or seen.source is not None)
+    if seen.action is Action.DRAW and seen.flag in (2, 3) and not flagged:
+        seen.times, seen.flag = seen.flag, None  # "draw two troops": a Scout's draws
     if seen.action is None and not seen.cards and seen.deck is None and not flagged:
         return None  # no word of a move: a greeting, thanks, a number in a sentence
     if seen.action is Action.PLAY and not seen.cards and seen.flag is None:
@@ -588,7 +605,7 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
             ignored.append(words)
         else:
             found.append(seen)
-    found = _merge_returns(found)
+    found = [again for seen in _merge_returns(found) for again in [seen] * seen.times]
     if not found:
         return Reading(ignored=tuple(ignored), problem="We found no move in your reply.")
     if len(found) > MAX_PARTS:
