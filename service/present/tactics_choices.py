@@ -137,17 +137,17 @@ def held_tactics(view: engine.PlayerView, names: dict[str, str]) -> list[HeldTac
     for (reason, waiting_for), cards in groups.items():
         if reason is engine.TacticsBlock.LEADER_LIMIT:
             why = (
-                "you have played a Leader already, and a player plays one Leader a game (R9): "
-                "this one stays in your hand to the end"
+                "you have played a Leader already, and a player plays one Leader a game: this "
+                "one stays in your hand to the end"
             )
         else:
             who = in_words([names.get(seat, seat) for seat in waiting_for])
             mine = view.tactics_played[view.seat]
             theirs = min(view.tactics_played[seat] for seat in waiting_for)
-            rule = "R8" if len(view.seats) == 2 else "V6.4"
+            # No ruling codes in these words: "R8" and "R9" are also cards (red 8, red 9).
             why = (
                 f"you have played {_cards(mine)}, {who} {_cards(theirs)}, and no player may "
-                f"play more tactics cards than an opponent ({rule}): playable once {who} "
+                f"play more tactics cards than an opponent: playable once {who} "
                 f"{'has' if len(waiting_for) == 1 else 'have each'} played one"
             )
         held.append(HeldTactics(tuple(cards), reason, why))

@@ -114,7 +114,7 @@ def test_a_tactics_card_kept_by_a_limit_says_why_and_until_when(
         assert "Not playable now" in words
         assert "playable once Bob has played one" in words
         assert "you have played 1 tactics card, Bob 0 tactics cards" in words
-        assert "one Leader a game (R9)" in words
+        assert "one Leader a game" in words
     text = said(mail.text_body)
     assert "Fog (FOG): you have played 1 tactics card" in text
     assert "Darius (DARIUS): you have played a Leader already" in text
