@@ -79,9 +79,7 @@ def tactics_offers(
                     Target(
                         g.card,
                         g.source,
-                        tuple(
-                            ("discard" if c.flag is None else str(c.flag), c) for c in g.choices
-                        ),
+                        tuple(("discard" if c.flag is None else str(c.flag), c) for c in g.choices),
                     )
                     for g in choices.redeploys
                 ),

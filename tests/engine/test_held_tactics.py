@@ -54,9 +54,7 @@ def test_a_second_leader_is_kept_for_good_and_says_so_first() -> None:
 
 
 def test_three_players_wait_for_the_opponents_behind() -> None:
-    state = position(
-        ruleset="battleline-3p", hands={"A": ["TRAITOR"]}, tactics_played=(1, 1, 0)
-    )
+    state = position(ruleset="battleline-3p", hands={"A": ["TRAITOR"]}, tactics_played=(1, 1, 0))
     (blocked,) = player_view(state, "A").blocked_tactics
     assert blocked.waiting_for == ("C",)
 
