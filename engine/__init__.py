@@ -32,7 +32,7 @@ from engine.errors import (
 )
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.formations import Formation, FormationValue, evaluate, formation_size
-from engine.legal import legal_moves
+from engine.legal import TacticsBlock, automatic_end, legal_moves
 from engine.moves import Action, Deck, Move, parse_move
 from engine.prover import ClaimProof, ClaimStatus, UnseenTroops, prove_claim
 from engine.record import (
@@ -47,6 +47,7 @@ from engine.rulesets import RULESETS, ClaimTiming, Ruleset, get_ruleset
 from engine.series import series_leaders, series_over, series_points, series_winner
 from engine.state import SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
 from engine.view import (
+    BlockedTactic,
     ClaimProofView,
     EnvironmentCard,
     FlagView,
@@ -71,6 +72,7 @@ __all__ = [
     "RULES_VERSION",
     "SEATS",
     "Action",
+    "BlockedTactic",
     "BotLevel",
     "Card",
     "CardKind",
@@ -108,12 +110,14 @@ __all__ = [
     "Ruleset",
     "Seat",
     "Tactic",
+    "TacticsBlock",
     "Termination",
     "TurnStarted",
     "UnknownRulesetError",
     "UnseenTroops",
     "apply",
     "automatic_claims",
+    "automatic_end",
     "choose_move",
     "claim_proof_view",
     "claim_proof_views",

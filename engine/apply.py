@@ -15,6 +15,7 @@ from engine.claims import provable_flags, standing, victory
 from engine.errors import IllegalMoveError
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.legal import (
+    automatic_end,
     check_claim,
     check_deserter,
     check_draw_deck,
@@ -77,13 +78,15 @@ def apply(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
 def turn_endings(state: GameState, move: Move) -> list[Move]:
     """The draws (or ``end``) that may end the turn right after ``move``, so that a page can
     offer a card and the draw in one press. Empty when ``move`` ends the game or the turn, or
-    leaves more to do first (a Scout, a Mud discard). Raises IllegalMoveError for an illegal
+    leaves more to do first (a Scout, a Mud discard), or leaves only the ``end``, which the
+    service makes by itself (``automatic_end``). Raises IllegalMoveError for an illegal
     ``move``."""
     after, _ = apply(state, move)
     if (
         after.result is not None
         or after.mover != state.mover
         or after.phase is not Phase.AFTER_PLAY
+        or automatic_end(after) is not None
     ):
         return []
     return [m for m in legal_moves(after) if m.action in (Action.DRAW, Action.END)]

@@ -7,6 +7,7 @@ checks assume what ``apply`` guards once: the game goes on and the move is the m
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator
 from itertools import permutations
 
@@ -94,9 +95,40 @@ def check_in_hand(state: GameState, card: Card | None) -> Card:
 def tactics_allowed(state: GameState) -> bool:
     """Whether the mover may play a tactics card now: it has not played more than any of its
     opponents (R8; against the fewer of its two opponents' counts, V6.4)."""
-    me = state.mover
+    return not tactics_ahead_of(state, state.mover)
+
+
+def tactics_ahead_of(state: GameState, seat: int) -> tuple[int, ...]:
+    """The opponents (seat indexes) that have played fewer tactics cards than ``seat``: while
+    there is one, ``seat`` may play no tactics card (R8, V6.4). Each is one card behind (no seat
+    can get further ahead), so ``seat`` may play again once each of them has played one."""
     played = state.tactics_played
-    return all(played[me] <= n for i, n in enumerate(played) if i != me)
+    return tuple(i for i, n in enumerate(played) if i != seat and n < played[seat])
+
+
+class TacticsBlock(enum.StrEnum):
+    """Why a tactics card in a seat's hand cannot be played, whatever the board."""
+
+    TACTICS_LIMIT = "tactics_limit"
+    """The seat has played one more tactics card than an opponent (R8, V6.4): playable once that
+    opponent has played one too."""
+    LEADER_LIMIT = "leader_limit"
+    """A second Leader after the seat's first (R9): never playable in this game."""
+
+
+def blocked_tactics(state: GameState, seat: int) -> list[tuple[Card, TacticsBlock]]:
+    """The tactics cards in ``seat``'s hand (index) that a limit keeps there, in hand order, each
+    with the limit: the Leader limit first (it lasts to the end), then the tactics limit."""
+    ahead = bool(tactics_ahead_of(state, seat))
+    blocked: list[tuple[Card, TacticsBlock]] = []
+    for card in sorted(state.hands[seat], key=state.ruleset.card_order.__getitem__):
+        if not is_tactic(card):
+            continue
+        if card in LEADERS and state.leader_played[seat]:
+            blocked.append((card, TacticsBlock.LEADER_LIMIT))
+        elif ahead:
+            blocked.append((card, TacticsBlock.TACTICS_LIMIT))
+    return blocked
 
 
 def check_tactics_limit(state: GameState) -> None:
@@ -310,6 +342,17 @@ def out_of_phase(state: GameState, move: Move) -> str:
 
 def _count_words(n: int) -> str:
     return {1: "one", 2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
+def automatic_end(state: GameState) -> Move | None:
+    """The ``end`` that closes the mover's turn when it is the only legal move left (after a
+    Scout, or a card played with a full hand or empty decks, with no claim to make): the service
+    applies it at once, so that no player is asked for a move that is no choice. None otherwise."""
+    if state.result is not None or state.phase is not Phase.AFTER_PLAY or draw_due(state):
+        return None
+    if claims_allowed_now(state) and provable_flags(state, SEATS[state.mover]):
+        return None
+    return Move(SEATS[state.mover], Action.END)
 
 
 # --- legal_moves ----------------------------------------------------------------------------------

@@ -27,7 +27,14 @@ from engine.claims import (
     unseen_troops,
 )
 from engine.formations import FormationValue
-from engine.legal import draw_due, scout_draws_left, scout_returns_due
+from engine.legal import (
+    TacticsBlock,
+    blocked_tactics,
+    draw_due,
+    scout_draws_left,
+    scout_returns_due,
+    tactics_ahead_of,
+)
 from engine.moves import Deck
 from engine.prover import ClaimStatus, UnseenTroops
 from engine.rulesets import ClaimTiming
@@ -92,6 +99,27 @@ class PendingDiscard:
     def to_json(self) -> dict[str, Any]:
         """``{"seat": "B", "flag": 6}``."""
         return {"seat": self.seat, "flag": self.flag}
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedTactic:
+    """A tactics card in the seat's hand that a limit keeps there, and until when."""
+
+    card: Card
+    """The card (``"DARIUS"``)."""
+    reason: TacticsBlock
+    """The limit: the tactics limit (R8, V6.4) or the Leader limit (R9)."""
+    waiting_for: tuple[Seat, ...]
+    """Under the tactics limit, the opponents that must each play a tactics card before this
+    one may be played; empty under the Leader limit (never in this game)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"card": "FOG", "reason": "tactics_limit", "waiting_for": ["B"]}``."""
+        return {
+            "card": self.card,
+            "reason": self.reason.value,
+            "waiting_for": list(self.waiting_for),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,14 +344,19 @@ class PlayerView(PublicView):
     claimable: tuple[int, ...]
     """The flags (1-based) the seat may claim at this very moment: its turn, a moment when
     claims are allowed, and provable (the claim moves of ``legal_moves``)."""
+    blocked_tactics: tuple[BlockedTactic, ...] = ()
+    """The tactics cards of ``hand`` that a limit keeps in it, whoever is to move (R8, R9,
+    V6.4): they are in no legal move, and this says why and until when."""
 
     def to_json(self) -> dict[str, Any]:
-        """The public view's data plus ``seat``, ``opponents``, ``hand`` and ``claimable``."""
+        """The public view's data plus ``seat``, ``opponents``, ``hand``, ``claimable`` and
+        ``blocked_tactics``."""
         data = PublicView.to_json(self)
         data["seat"] = self.seat
         data["opponents"] = list(self.opponents)
         data["hand"] = list(self.hand)
         data["claimable"] = list(self.claimable)
+        data["blocked_tactics"] = [b.to_json() for b in self.blocked_tactics]
         return data
 
 
@@ -429,6 +462,18 @@ def player_view(state: GameState, seat: Seat) -> PlayerView:
         opponents=state.ruleset.opponents(seat),
         hand=_sorted_hand(state, index),
         claimable=tuple(provable_flags(state, seat)) if may_claim else (),
+        blocked_tactics=()
+        if state.result is not None
+        else tuple(
+            BlockedTactic(
+                card,
+                reason,
+                tuple(SEATS[i] for i in tactics_ahead_of(state, index))
+                if reason is TacticsBlock.TACTICS_LIMIT
+                else (),
+            )
+            for card, reason in blocked_tactics(state, index)
+        ),
     )
 
 

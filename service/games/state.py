@@ -245,9 +245,11 @@ def apply_moves(
     Locks the game row first (``store.lock_game_with_seats``), so two identical requests apply
     once: the second waits, then finds the log already holding its moves and raises
     AlreadyPlayedError.
-    Appends one log entry per move, stores a snapshot, moves the deadline to ``now`` plus the
-    game's days per move when the turn passes to the other seat, and finishes the game row
-    (status, result, no deadline) when the game ends. Works in the caller's session; the
+    Appends one log entry per move (and the ``end`` of a turn that has no other move left,
+    ``engine.automatic_end``: an ``end`` given after it is then already done), stores a
+    snapshot, moves the deadline to ``now`` plus the game's days per move when the turn passes
+    to the other seat, and finishes the game row (status, result, no deadline) when the game
+    ends. Works in the caller's session; the
     caller's ``session_scope`` commits.
 
     ``timeout`` is refused unless ``by_server`` (only the server may enter it).
@@ -286,20 +288,31 @@ def apply_to_locked(
     events: list[engine.Event] = []
     entries: list[tuple[int, str, str]] = []
     proofs: list[dict[str, Any] | None] = []
-    for move in parsed:
-        if move.action is engine.Action.TIMEOUT and not by_server:
+    ended_by_itself = False
+    for given in parsed:
+        if given.action is engine.Action.END and ended_by_itself:
+            continue  # the turn ended by itself just before: an `end` asked for is done
+        if given.action is engine.Action.TIMEOUT and not by_server:
             raise UnreadableMoveError("Only the server records a loss on time.")
-        try:
-            after, happened = engine.apply(state, move)
-        except engine.IllegalMoveError as error:
-            raise IllegalMoveRefusal(move, error) from None
-        # One log entry per ply: the unique (game, ply) key relies on it.
-        assert after.ply == state.ply + 1, (state.ply, after.ply)
-        entries.append((state.ply, seat, str(move)))
-        # A claim is kept with why it held, from the position before it (no replay to say it).
-        proofs.append(proof_record(state, move))
-        events.extend(happened)
-        state = after
+        move: engine.Move | None = given
+        ended_by_itself = False
+        while move is not None:
+            try:
+                after, happened = engine.apply(state, move)
+            except engine.IllegalMoveError as error:
+                raise IllegalMoveRefusal(move, error) from None
+            # One log entry per ply: the unique (game, ply) key relies on it.
+            assert after.ply == state.ply + 1, (state.ply, after.ply)
+            entries.append((state.ply, seat, str(move)))
+            # A claim is kept with why it held, from the position before it (no replay to say
+            # it).
+            proofs.append(proof_record(state, move))
+            events.extend(happened)
+            state = after
+            # When the end is the only move left, the turn ends by itself (by link, page, reply
+            # and the computer alike): nobody is asked for a move that is no choice.
+            move = engine.automatic_end(state)
+            ended_by_itself = ended_by_itself or move is not None
     store.append_moves(session, game_id, entries, proofs)  # one INSERT for the whole turn
     store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
     _update_game(game, state, events, now or clock.now())

@@ -374,11 +374,13 @@ def _reply(
             reason = "Part of it cannot be played now, so none of it was played."
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
+    before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
     answer = queue_receipt(
-        session, game, state, letter, moves, notes=reading.notes, in_reply_to=in_reply_to
+        session, game, state, letter, moves, before=before, notes=reading.notes,
+        in_reply_to=in_reply_to,
     )
     played = ", ".join(m.action_text() for m in moves)
     return Received(

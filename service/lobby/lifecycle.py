@@ -212,16 +212,14 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
 
 def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     """An invited seat declines: the game is cancelled for every seat before anything is dealt
-    (even when another seat accepted already). With three players the others are told who
-    declined. Raises like accept_invitation."""
+    (even when another seat accepted already), and every other seat is told who declined.
+    Raises like accept_invitation."""
     game, seat = seat_for_token(session, token, lock=True)
     _check_invitation(session, game, seat, "decline")
     game.status = GameStatus.DECLINED
     game.creation_key = None
     session.add(game)
-    assert game.id is not None
-    if len(store.seats_of(session, game.id)) > 2:
-        mail_emails.queue_game_cancelled(session, game, declined_by=seat.letter)
+    mail_emails.queue_game_cancelled(session, game, declined_by=seat.letter)
     return game
 
 

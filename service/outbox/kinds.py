@@ -41,8 +41,8 @@ class MailKind(enum.StrEnum):
     GAME_STARTED = "game_started"
     """To both players: the cut, who begins, the seed commitment."""
     GAME_CANCELLED = "game_cancelled"
-    """To the other players of a game for three when one invited player declines: who declined,
-    the game is cancelled for everyone, nothing was dealt."""
+    """To every other player of a game when one invited player declines: who declined, the game
+    is cancelled for everyone, nothing was dealt, and a link to start another."""
     MY_GAMES = "my_games"
     """To a player who asked for it: the link to the list of their games."""
     YOUR_TURN = "your_turn"

@@ -17,6 +17,7 @@ from service.present.choices import move_choices
 from service.present.claims import claims_in_log
 from service.present.move_list import log_html, log_rows, names_of
 from service.present.summaries import series_note
+from service.present.tactics_choices import held_tactics
 from service.present.words import Piece, with_cards
 
 RECENT_ENTRIES = 12
@@ -82,6 +83,7 @@ def private_page_context(
     return {
         "view": view,
         "actions": move_choices(state, seat),
+        "held": [] if finished else held_tactics(view, names),
         "proofs": [] if finished else proof_rows(state, seat),
         "recent": recent,
         "recent_html": log_html(recent, None),

@@ -5,16 +5,11 @@ move): both offer exactly ``engine.legal_moves``, in the same groups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import engine
 from engine import Action
 from service.present.words import Piece, instruction
-from service.templating import card_face
-
-PAGE_ONLY = (Action.SCOUT, Action.REDEPLOY, Action.DESERTER, Action.TRAITOR, Action.RETURN)
-"""Moves that need more choices than one link can carry: an email sends the player to their
-private page for these."""
 
 
 def move_code(move: engine.Move) -> str:
@@ -111,16 +106,19 @@ class MoveChoices:
     the card and ends the turn. Choosing later is always possible too."""
     pass_then: tuple[Choice, ...] = ()
     """The same after a pass."""
-    page_only: tuple[str, ...] = field(default=())
-    """Names of the tactics cards that can be played now but need the private page."""
 
     @property
     def links(self) -> tuple[Choice, ...]:
-        """The moves one link can make, for an email: all but ``PAGE_ONLY``."""
+        """The moves one link can make, for an email: all but the Scout's return (it names
+        cards drawn after the email)."""
         groups = [
             *self.discards,
             *self.claims,
             *(c for group in self.plays for c in group.choices),
+            *([self.scout] if self.scout else []),
+            *(c for group in self.redeploys for c in group.choices),
+            *self.deserters,
+            *(c for group in self.traitors for c in group.choices),
             *([self.passing] if self.passing else []),
             *self.scout_draws,
             *self.draws,
@@ -146,14 +144,9 @@ def move_choices(state: engine.GameState, seat: str) -> MoveChoices:
     discards: list[Choice] = []
     scout = passing = end = None
     scout_return: int | None = None
-    page_only: list[str] = []
     for index, move in enumerate(moves):
         choice = Choice(move, index)
         a = move.action
-        if a in PAGE_ONLY and a is not Action.RETURN:
-            name = card_face(move.card or a.value.upper()).label
-            if name not in page_only:
-                page_only.append(name)
         if a is Action.CLAIM:
             claims.append(choice)
         elif a is Action.PLAY:
@@ -197,7 +190,6 @@ def move_choices(state: engine.GameState, seat: str) -> MoveChoices:
         # Every card played to a flag leaves the same hand and decks: one list for all.
         then=_endings(state, first_play),
         pass_then=_endings(state, passing.move if passing else None),
-        page_only=tuple(page_only),
     )
 
 

@@ -152,7 +152,8 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
                 "seat": letter,
                 "names": names,
                 "declined_name": names[declined_by],
-                "you_accepted": seat.accepted,
+                # The creator's seat accepted by creating the game: no "although you had".
+                "you_accepted": seat.accepted and letter != _creator_seat(game),
                 "private_url": private_page_url(seat),
                 "new_game_url": external_url("lobby.new_game"),
             },

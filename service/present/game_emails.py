@@ -45,6 +45,12 @@ from service.present.plain_text import (  # card_text: also imported from here b
     wrap,
 )
 from service.present.summaries import in_words
+from service.present.tactics_choices import (
+    HeldTactics,
+    TacticsOffer,
+    held_tactics,
+    tactics_offers,
+)
 from service.present.words import with_cards
 from service.templating import card_face
 
@@ -143,11 +149,17 @@ def seat_labels(
     }
 
 
-def move_link_groups(seat_row: Seat, choices: MoveChoices, ply: int) -> dict[str, Any]:
+def move_link_groups(
+    seat_row: Seat,
+    choices: MoveChoices,
+    ply: int,
+    offers: Sequence[TacticsOffer] = (),
+    held: Sequence[HeldTactics] = (),
+) -> dict[str, Any]:
     """The seat's grouped legal moves (``service.present.choices``), each with its link and its
     code (to reply with): a card, then the flags it may go to; claims, discards, a pass and the
-    draws on their own; the tactics that need more choices named only (they are played from the
-    private page)."""
+    draws on their own; the Scout, Redeploy, Deserter and Traitor (``offers``) per card they act
+    on, then where it may go; the tactics cards a limit keeps in the hand (``held``), and why."""
     urls = move_link_urls(seat_row, ply, choices.count)
     others = [choices.passing] if choices.passing else []
     others += [*choices.scout_draws, *choices.draws, *([choices.end] if choices.end else [])]
@@ -184,7 +196,26 @@ def move_link_groups(seat_row: Seat, choices: MoveChoices, ply: int) -> dict[str
             }
             for c in others
         ],
-        "page_only": list(choices.page_only),
+        "tactics": [
+            {
+                "card": offer.card,
+                "what": offer.what,
+                "code_form": offer.code_form,
+                "targets": [
+                    {
+                        "card": target.card,
+                        "flag": target.flag,
+                        "choices": [
+                            {"label": label, "url": urls[c.index], "code": c.code}
+                            for label, c in target.choices
+                        ],
+                    }
+                    for target in offer.targets
+                ],
+            }
+            for offer in offers
+        ],
+        "held": [{"cards": list(hold.cards), "why": hold.why} for hold in held],
     }
 
 
@@ -243,6 +274,8 @@ def queue_your_turn(
     advanced = state.claims is engine.ClaimTiming.ADVANCED
     provable = claims_now(state, seat) if advanced and not automatic_claims else {}
     choices = move_choices(state, seat)
+    offers = tactics_offers(choices, seen, opponents)
+    held = held_tactics(seen, names)
     labels = seat_labels(seen, names, seat)
     context = {
         **game_facts(game),
@@ -274,8 +307,8 @@ def queue_your_turn(
         "decks": dict(seen.decks),
         "deadline": game.deadline,
         "vacation_left": vacation_left(game, seat_row),
-        "links": move_link_groups(seat_row, choices, state.ply),
-        "code_lines": move_code_lines(choices),
+        "links": move_link_groups(seat_row, choices, state.ply, offers, held),
+        "code_lines": move_code_lines(choices, offers, held),
         # The example of a whole turn in one reply: one of the reader's own moves (a made-up
         # card could be another seat's).
         "example": " ".join(

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from engine.cards import COLOR_NAMES
 from service.present.board import Board
 from service.present.choices import MoveChoices
+from service.present.tactics_choices import HeldTactics, TacticsOffer
 from service.present.words import Piece
 from service.templating import card_face
 
@@ -86,9 +87,15 @@ def board_lines(board: Board, labels: dict[str, str], reader: str | None) -> lis
     return lines
 
 
-def move_code_lines(choices: MoveChoices) -> list[str]:
+def move_code_lines(
+    choices: MoveChoices,
+    offers: Sequence[TacticsOffer] = (),
+    held: Sequence[HeldTactics] = (),
+) -> list[str]:
     """The legal moves of ``choices`` as the codes a reply may use (``Choice.code``), grouped as
-    the HTML part and the private page group them, in lines of at most ``WIDTH``."""
+    the HTML part and the private page group them, in lines of at most ``WIDTH``: ``offers``,
+    the tactics cards that act on the board (``service.present.tactics_choices``), per card
+    they act on; ``held``, the tactics cards a limit keeps in the hand, and why."""
     lines: list[str] = []
 
     def group(title: str, codes: Iterable[str]) -> None:
@@ -120,9 +127,22 @@ def move_code_lines(choices: MoveChoices) -> list[str]:
         group("Draw a card", [c.code for c in choices.draws])
     if choices.end:
         group("End your turn", [choices.end.code])
-    if choices.page_only:
-        names = ", ".join(choices.page_only)
-        lines.extend(
-            wrap(f"{names}: these need more choices; play them on your private page.", "  ")
-        )
+    if offers:
+        lines.append("  Play a tactics card:")
+    for offer in offers:
+        name = card_text(offer.card)
+        lines.extend(wrap(f"{name}: {offer.what}. Code: {offer.code_form}.", "    ", "      "))
+        if offer.card == "SCOUT":
+            continue
+        for target in offer.targets:
+            if target.card is not None:
+                where = f"{card_face(target.card).label} at flag {target.flag}: "
+            else:
+                where = f"at flag {target.flag}: "
+            lines.extend(wrap(where + target.codes, "      ", "        "))
+    if held:
+        lines.append("  Not playable now:")
+    for hold in held:
+        names = ", ".join(card_text(card) for card in hold.cards)
+        lines.extend(wrap(f"{names}: {hold.why}.", "    ", "      "))
     return lines

@@ -111,6 +111,28 @@ def _turn_context(
     }
 
 
+def played_rows(
+    before: engine.GameState, seat: str, moves: Sequence[engine.Move]
+) -> list[dict[str, Any]]:
+    """``move_row`` of each of ``moves`` made from ``before``, a draw with the card it drew
+    (``drawn``: what came into the seat's hand, and ``drawn_text`` in plain text; None for the
+    other moves)."""
+    rows = []
+    state = before
+    for move in moves:
+        after, _ = engine.apply(state, move)
+        row = {**move_row(move), "drawn": None, "drawn_text": None}
+        if move.action is engine.Action.DRAW:
+            came = set(engine.player_view(after, seat).hand) - set(
+                engine.player_view(state, seat).hand
+            )
+            row["drawn"] = next(iter(came), None)
+            row["drawn_text"] = card_text(row["drawn"]) if row["drawn"] else None
+        rows.append(row)
+        state = after
+    return rows
+
+
 def queue_receipt(
     session: Session,
     game: Game,
@@ -118,18 +140,22 @@ def queue_receipt(
     seat: str,
     moves: Sequence[engine.Move],
     *,
+    before: engine.GameState,
     notes: Sequence[str] = (),
     in_reply_to: str | None,
 ) -> OutboxMessage | None:
-    """Tell the player their reply was played: the moves, what was passed over (``notes``: a
-    claim of a flag already theirs), then what comes next in ``state`` (the position after
-    them)."""
+    """Tell the player their reply was played: the moves (``moves``, made from ``before``),
+    each draw with the card drawn, what was passed over (``notes``: a claim of a flag already
+    theirs), the hand now, then what comes next in ``state`` (the position after them)."""
     assert game.id is not None
     _, player = store.seats_of(session, game.id)[seat]
+    hand = list(engine.player_view(state, seat).hand)
     context = {
         **_turn_context(session, game, state, seat),
-        "played": [move_row(m) for m in moves],
+        "played": played_rows(before, seat, moves),
         "notes": list(notes),
+        "hand": hand,
+        "hand_lines": wrap("Your hand now: " + (" ".join(hand) or "no cards"), "", "  "),
     }
     return queue_email(
         session, MailKind.REPLY_RECEIPT, player, game=game, context=context, in_reply_to=in_reply_to

@@ -88,6 +88,12 @@ GUILE = {
     "DESERTER": Action.DESERTER,
     "TRAITOR": Action.TRAITOR,
 }
+REPEATS = {"twice": 2, "thrice": 3}
+"""Words that repeat a draw: "draw troops twice" (a Scout draws up to three, R16)."""
+TIMES_WORDS = frozenset({"times", "mal", "fois"})
+"""After a number, these repeat a draw too: "troops 3 times"."""
+BACK_VERBS = frozenset({"put", "give", "place"})
+"""``put back G2``: these followed by ``back`` put Scout cards back (``return``)."""
 PLACING_VERBS = frozenset({"play", "put", "place", "redeploy", "deserter", "traitor", "discard"})
 """Verbs that a card with its flags (``R7@3>5``) completes: ``REDEPLOY R7@3>5``."""
 TO_WORDS = frozenset({"to", "on", "onto", "at", "into", "in", ">"})
@@ -134,6 +140,8 @@ class Wanted:
     """A troop's value named without its colour (``play the 7 on flag 3``)."""
     strangers: list[str] = field(default_factory=list)
     """The words that belong to no move (``nice``, ``really``): chat, unless a move is named."""
+    times: int = 1
+    """How many times the move is asked for in a row ("draw troops twice")."""
 
     def matches(self, move: engine.Move) -> bool:
         if self.action is not None and move.action is not self.action:
@@ -359,6 +367,13 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
             code = f"{COLOR_WORDS[after]}{_number(t)}"
             seen.cards.append(_card(code, ruleset) or code.upper())
             i += 2
+        elif t in REPEATS:
+            seen.times = REPEATS[t]
+        elif _number(t) is not None and nxt in TIMES_WORDS:
+            seen.times = _number(t) or 1
+            i += 1
+        elif t == "back" and i >= 2 and tokens[i - 2] in BACK_VERBS:
+            seen.action = Action.RETURN  # "put back the green 2"
         elif t in VERBS and not (t == "discard" and seen.action is Action.REDEPLOY):
             verb = VERBS[t]
             # "play scout": the guile card is the verb; "play ... claim": the later verb.
@@ -399,6 +414,8 @@ def wanted(words: str, ruleset: engine.Ruleset) -> Wanted | None:
             seen.strangers.append(t)
     _settle(seen)
     flagged = "flag" in tokens and (seen.flag is not None or seen.source is not None)
+    if seen.action is Action.DRAW and seen.flag in (2, 3) and not flagged:
+        seen.times, seen.flag = seen.flag, None  # "draw two troops": a Scout's draws
     named = seen.action is not None or seen.cards or seen.deck is not None or seen.value is not None
     if not named and not flagged:
         return None  # no word of a move: a greeting, thanks, a number in a sentence
@@ -506,7 +523,7 @@ def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[s
                 chat.append(words)
             else:
                 found.append(seen)
-    return _merge_returns(found), chat
+    return [again for seen in _merge_returns(found) for again in [seen] * seen.times], chat
 
 
 def _already_claimed(state: engine.GameState, seat: str, seen: Wanted) -> str | None:

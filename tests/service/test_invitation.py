@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -15,6 +16,9 @@ from service.db import session_scope
 from service.games import store
 from service.games.records import game_record
 from service.models import Game, Snapshot, utcnow
+from service.outbox import MailKind
+from tests.service.conftest import VALID_FORM
+from tests.worker.outbox_rows import rows
 
 
 def _game(app: Flask, game_id: int) -> Game:
@@ -100,6 +104,24 @@ def test_decline(app: Flask, client: FlaskClient, new_game: SimpleNamespace) -> 
     assert game.status == "declined" and game.deal is None and game.deadline is None
     assert b"declined" in client.get(f"/p/{new_game.token['A']}").data
     assert client.post(f"/p/{new_game.token['B']}/accept").status_code == 409
+
+
+def test_a_decline_is_told_to_the_inviter_of_a_game_for_two(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    assert client.post(f"/p/{new_game.token['B']}/decline").status_code == 303
+    (notice,) = rows(app, kind=MailKind.GAME_CANCELLED)
+    assert notice.recipient == VALID_FORM["a_email"] and notice.game_id == new_game.id
+    assert notice.subject.startswith("Cancelled: ")
+    for body in (notice.text_body, notice.html_body):
+        # The text part's lines wrap at 78 columns; the HTML part marks the names.
+        said = " ".join(re.sub(r"<[^>]+>", "", body).split())
+        assert "Bob declined the invitation" in said
+        assert "The game is cancelled" in said and "nothing was dealt" in said
+        assert "http://bl.test/games/new" in body, "a link to start another game"
+        # The creator accepted by creating the game: no "although you had accepted".
+        assert "although you had accepted" not in said
+    assert _game(app, new_game.id).seed not in notice.text_body
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])

@@ -599,8 +599,8 @@ def test_the_receipt_says_what_was_passed_over(app: Flask, client: FlaskClient) 
         game = session.get(Game, game_id)
         assert game is not None
         row = queue_receipt(
-            session, game, start.state, start.to_move, reading.moves, notes=[note],
-            in_reply_to=None,
+            session, game, start.state, start.to_move, reading.moves, before=start.state,
+            notes=[note], in_reply_to=None,
         )  # fmt: skip
         assert row is not None
         text, html = row.text_body, row.mime

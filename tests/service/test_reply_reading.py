@@ -16,6 +16,7 @@ from engine import Action
 from service.inbound.reply_text import html_to_text, own_words
 from service.present.choices import Choice, move_code
 from service.present.reply_reading import names_a_move, read_turn, wanted
+from tests.engine.builders import position
 from tests.service.replies import turn_text
 
 BATTLELINE = engine.get_ruleset("battleline")
@@ -156,6 +157,36 @@ def test_a_scout_turn_in_one_reply() -> None:
                 return
             state, _ = engine.apply(state, rng.choice(moves))
     pytest.fail("no position with a Scout to play was found")
+
+
+SCOUT_HAND = ["R1", "G2", "R5", "Y9", "B3", "O4", "SCOUT"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scout, draw troops twice and tactics, put back G2 and R5",
+        "Scout. Draw troops twice, then tactics. Put back the green 2 and the red 5.",
+        "play the scout, draw two troops and a tactics card, give back green 2, red five",
+        "SCOUT troops troops tactics return G2 R5",
+        "scout; troops 2 times; tactics; put back G2 R5; end",
+    ],
+)
+def test_a_scout_turn_as_people_write_it(text: str) -> None:
+    state = position(claims="advanced", hands={"A": SCOUT_HAND, "B": ["B1"]})
+    reading = read_turn(text, state, "A")
+    assert reading.problem is None, reading
+    drawn = [str(m.deck) for m in reading.moves if m.action is Action.DRAW]
+    assert [m.action for m in reading.moves][:5] == [
+        Action.SCOUT, Action.DRAW, Action.DRAW, Action.DRAW, Action.RETURN,
+    ]  # fmt: skip
+    assert drawn == ["troops", "troops", "tactics"]
+    assert reading.moves[4].cards == ("G2", "R5")
+
+
+def test_twice_and_put_back_stay_out_of_chat() -> None:
+    assert wanted("I'll be back twice as fast", BATTLELINE) is None
+    assert wanted("back then", BATTLELINE) is None
 
 
 def test_playing_cards_c3_is_a_claim_and_play_c3_a_card() -> None:

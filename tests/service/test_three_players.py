@@ -421,13 +421,14 @@ def test_a_decline_before_the_other_answers(app: Flask, client: FlaskClient) -> 
     )
 
 
-def test_two_players_decline_sends_no_notice(app: Flask, client: FlaskClient) -> None:
+def test_two_players_decline_tells_the_inviter(app: Flask, client: FlaskClient) -> None:
     sign_in_as(app, client, "alice@example.org")
     token_a = client.post("/games/new", data=VALID_FORM).location.rsplit("/", 1)[1]
     with app.app_context():
         token_b = tokens.make_private_token(tokens.read_private_token(token_a).game_id, "B", 0)
     assert client.post(f"/p/{token_b}/decline").status_code == 303
-    assert rows(app, kind=MailKind.GAME_CANCELLED) == []
+    (notice,) = rows(app, kind=MailKind.GAME_CANCELLED)
+    assert notice.recipient == "alice@example.org"
     assert "Bob declined the invitation. Nothing was dealt." in client.get(
         f"/p/{token_a}"
     ).get_data(as_text=True)

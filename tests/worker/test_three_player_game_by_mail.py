@@ -57,11 +57,12 @@ RNG_SEED = 2
 """The choices of the three players."""
 MAX_PLIES = 400
 PAGE_ONLY_CHANCE = 0.5
-"""How often a seat whose email names tactics for the private page goes there to play one."""
+"""How often a seat whose email offers tactics cards that act on the board goes to the private
+page to play one (else it may follow their links like any other)."""
 DECIDE_LATER_CHANCE = 0.1
 """How often a confirm page's "Then" is left at "decide after playing"."""
 PAGE_ONLY_MOVES = ("scout", "redeploy", "deserter", "traitor")
-PAGE_ONLY_NOTE = "these need more choices; play them on your private page"
+PAGE_ONLY_NOTE = "Play a tactics card:"
 FORM = {**THREE_PLAYERS, "ruleset": RULESET, "claims": "advanced"}
 PRIVATE_LINK = re.compile(r"/p/[A-Za-z0-9_.\-]+")
 SEAT_OF = {THREE_PLAYERS[f"{s}_email"]: s.upper() for s in "abc"}
