@@ -15,6 +15,7 @@ from celery import Celery, Task
 from flask import Flask
 
 from service import after_commit
+from service.outbox.prune import PRUNE_TASK
 from service.outbox.queue import SWEEP_TASK
 
 SCAN_TASK = "worker.scan_deadlines"
@@ -62,6 +63,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
     sweep_every = float(config["MAIL_SWEEP_EVERY_S"])
     scan_every = float(config["TURN_SCAN_EVERY_S"])
     digest_every = float(config["DIGEST_CHECK_EVERY_S"])
+    prune_every = float(config["OUTBOX_PRUNE_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -97,6 +99,12 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "task": DIGEST_TASK,
                 "schedule": digest_every,
                 "options": {"expires": digest_every},
+            },
+            # Old sent emails lose their bodies (service.outbox.prune), a few batches a run.
+            "prune-outbox": {
+                "task": PRUNE_TASK,
+                "schedule": prune_every,
+                "options": {"expires": prune_every},
             },
         },
     }

@@ -55,13 +55,20 @@ def outbox_list() -> str:
     return render_template("outbox/list.html", rows=rows)
 
 
+PRUNED = "This email's body was dropped: it was sent more than OUTBOX_KEEP_BODIES_DAYS ago."
+
+
 @bp.get("/<int:outbox_id>")
 def outbox_message(outbox_id: int) -> str:
     row = _row(outbox_id)
-    return render_template("outbox/message.html", row=row, text=linkify(row.text_body))
+    text = linkify(row.text_body) if row.text_body is not None else None
+    return render_template("outbox/message.html", row=row, text=text, pruned=PRUNED)
 
 
 @bp.get("/<int:outbox_id>/html")
 def outbox_html(outbox_id: int) -> Response:
-    """The HTML body alone, as the recipient's mail program would show it."""
-    return Response(_row(outbox_id).html_body, mimetype="text/html")
+    """The HTML body alone, as the recipient's mail program would show it (410 once pruned)."""
+    body = _row(outbox_id).html_body
+    if body is None:
+        return Response(PRUNED, status=410, mimetype="text/plain")
+    return Response(body, mimetype="text/html")
