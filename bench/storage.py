@@ -5,8 +5,11 @@ Plays N games to their end through the service's own functions (one ``apply_move
 the pages and links make them; random legal moves from a fixed seed) on a PostgreSQL database of
 its own, then reads what the game tables take on disk, rows and indexes
 (``pg_total_relation_size`` of games, seats, moves and snapshots, after ``VACUUM FULL`` so that
-pages hold only live rows), and divides by N. Prints a table, or with ``--json`` one JSON
-object per table and one for the total, one a line. The aim: under 32 KB a finished game.
+pages hold only live rows), and divides by N. The outbox too (every email of those games, sent:
+the bench sends nothing out), twice: as it is, and after its bodies were pruned
+(``service.outbox.prune``, as the beat does it ``OUTBOX_KEEP_BODIES_DAYS`` after sending).
+Prints a table, or with ``--json`` one JSON object per table and one for the total, one a line.
+The aim: the game tables under 32 KB a finished game.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import argparse
 import json
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 from random import Random
 
@@ -31,9 +35,12 @@ from service.games.state import apply_moves, load_state  # noqa: E402
 from service.games.store import get_game  # noqa: E402
 from service.lobby.forms import parse_new_game  # noqa: E402
 from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
+from service.models import utcnow  # noqa: E402
+from service.outbox.prune import prune_bodies  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = ("games", "seats", "moves", "snapshots")
+OUTBOX = "outbox"
 AIM_BYTES = 32 * 1024
 
 
@@ -56,6 +63,16 @@ def play_to_the_end(index: int, rng: Random) -> int:
                 return state.ply
             move = rng.choice(engine.legal_moves(state))
             apply_moves(session, game_id, move.seat, state.ply, [move], by_server=True)
+
+
+def sizes_on_disk(dsn: str, tables: tuple[str, ...]) -> dict[str, int]:
+    """Bytes of each table with its indexes and TOAST, after ``VACUUM FULL``."""
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute("VACUUM FULL")
+        return {
+            table: db.execute("SELECT pg_total_relation_size(%s)", (table,)).fetchone()[0]
+            for table in tables
+        }
 
 
 def main() -> None:
@@ -84,12 +101,14 @@ def main() -> None:
         rng = Random(20261123)
         with app.app_context():
             plies = [play_to_the_end(i, rng) for i in range(args.games)]
-        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as db:
-            db.execute("VACUUM FULL")
-            sizes = {
-                table: db.execute("SELECT pg_total_relation_size(%s)", (table,)).fetchone()[0]
-                for table in TABLES
-            }
+        dsn = url.replace("+psycopg", "")
+        sizes = sizes_on_disk(dsn, (*TABLES, OUTBOX))
+        outbox_before = sizes.pop(OUTBOX)
+        with app.app_context():
+            # Every row as if sent OUTBOX_KEEP_BODIES_DAYS ago: what the outbox keeps for good.
+            while prune_bodies(utcnow() + timedelta(seconds=1), keep=timedelta(0)).more:
+                pass
+        outbox_after = sizes_on_disk(dsn, (OUTBOX,))[OUTBOX]
     finally:
         if app is not None:
             get_engine(app).dispose()
@@ -99,6 +118,8 @@ def main() -> None:
     mean_plies = sum(plies) / len(plies)
     if args.json:
         for table, size in sizes.items():
+            print(json.dumps({"table": table, "bytes_per_game": round(size / len(plies))}))
+        for table, size in (("outbox", outbox_before), ("outbox_pruned", outbox_after)):
             print(json.dumps({"table": table, "bytes_per_game": round(size / len(plies))}))
         print(
             json.dumps(
@@ -119,6 +140,9 @@ def main() -> None:
     for table, size in sizes.items():
         print(f"  {table:<10}{size / len(plies):>10,.0f} bytes")
     print(f"  {'total':<10}{total / len(plies):>10,.0f} bytes (aim under {AIM_BYTES:,})")
+    print("and its emails (the outbox, rows and indexes):")
+    print(f"  {'sent':<10}{outbox_before / len(plies):>10,.0f} bytes")
+    print(f"  {'pruned':<10}{outbox_after / len(plies):>10,.0f} bytes (bodies dropped)")
 
 
 if __name__ == "__main__":

@@ -150,6 +150,13 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "MAIL_SWEEP_EVERY_S": float(env.get("MAIL_SWEEP_EVERY_S", "10")),
         "MAIL_SWEEP_AFTER_S": float(env.get("MAIL_SWEEP_AFTER_S", "30")),
         "MAIL_SWEEP_BATCH": int(env.get("MAIL_SWEEP_BATCH", "200")),
+        # Sent emails keep their bodies (text, HTML, MIME) this many days, then the beat drops
+        # them (service.outbox.prune) in transactions of OUTBOX_PRUNE_BATCH rows, at most
+        # OUTBOX_PRUNE_BATCHES_PER_RUN a run (a full run queues the next at once).
+        "OUTBOX_KEEP_BODIES_DAYS": float(env.get("OUTBOX_KEEP_BODIES_DAYS", "30")),
+        "OUTBOX_PRUNE_EVERY_S": float(env.get("OUTBOX_PRUNE_EVERY_S", "3600")),
+        "OUTBOX_PRUNE_BATCH": int(env.get("OUTBOX_PRUNE_BATCH", "500")),
+        "OUTBOX_PRUNE_BATCHES_PER_RUN": int(env.get("OUTBOX_PRUNE_BATCHES_PER_RUN", "20")),
         # Abuse: the service must not become a way to mail strangers.
         "INVITATIONS_PER_SENDER_PER_DAY": int(env.get("INVITATIONS_PER_SENDER_PER_DAY", "10")),
         "INVITATIONS_PER_RECIPIENT_PER_DAY": int(env.get("INVITATIONS_PER_RECIPIENT_PER_DAY", "3")),

@@ -12,6 +12,7 @@ On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE
 from __future__ import annotations
 
 import json
+import select
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -38,14 +39,32 @@ IDLE_PING_S = 10.0
 _RESTING_SINCE = "battleline.resting_since"
 
 
-def ping_after_idle(engine: sa.Engine, idle_s: float) -> None:
-    """Ping a pooled connection before use only when it has rested ``idle_s`` or more, and
-    replace it if the ping fails (SQLAlchemy's pessimistic disconnect handling, made lazy).
+def server_has_spoken(dbapi_connection: Any) -> bool:
+    """Whether a pooled (idle) connection has something to read, or is closed: the server sent
+    it a message (a restart or ``pg_terminate_backend`` sends "terminating connection" and
+    closes it) or the connection is gone. An idle connection is sent nothing otherwise (no
+    LISTEN here), so this asks the kernel, with no round trip to the server."""
+    if getattr(dbapi_connection, "closed", False):
+        return True
+    try:
+        fileno = dbapi_connection.fileno()
+    except Exception:  # closed meanwhile, or a driver without a socket: ask the server
+        return True
+    poller = select.poll()
+    poller.register(fileno, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
+
+
+def ping_when_needed(engine: sa.Engine, idle_s: float) -> None:
+    """Ping a pooled connection before use when the server has spoken to it since it was last
+    used (``server_has_spoken``: a dropped connection, found with a system call) or when it has
+    rested ``idle_s`` or more, and replace it if the ping fails (SQLAlchemy's pessimistic
+    disconnect handling, made lazy).
 
     A ping on every checkout (``pool_pre_ping``) is a round trip per request: 0.14 ms of a
-    page's CPU (bench/service.py). A connection is lost when the server restarts or an idle
-    timeout closes it, and both strike rested connections; a connection busy a moment ago that
-    fails anyway fails that one request, and SQLAlchemy then replaces the whole pool."""
+    page's CPU (bench/service.py). A restart of the server drops connections used a moment ago
+    too; they would fail the next request each (tests/service/test_db_restart.py). The rest
+    ping catches what the kernel cannot see yet (a connection cut by an idle timeout far away)."""
 
     @sa.event.listens_for(engine, "checkin")
     def _rests(_dbapi_connection: Any, record: Any) -> None:
@@ -54,14 +73,15 @@ def ping_after_idle(engine: sa.Engine, idle_s: float) -> None:
     @sa.event.listens_for(engine, "checkout")
     def _wakes(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         since = record.info.pop(_RESTING_SINCE, None)
-        if since is None or time.monotonic() - since < idle_s:
+        rested = since is not None and time.monotonic() - since >= idle_s
+        if not rested and (since is None or not server_has_spoken(dbapi_connection)):
             return
         try:
             engine.dialect.do_ping(dbapi_connection)
         except Exception as error:
             # The pool discards this connection and checks out another (up to three tries).
             raise sa.exc.DisconnectionError(
-                f"a rested connection failed its ping: {error}"
+                f"a pooled connection failed its ping: {error}"
             ) from error
 
 
@@ -73,14 +93,15 @@ def make_engine(
     idle_ping_s: float = IDLE_PING_S,
 ) -> sa.Engine:
     """An engine for ``url``; on SQLite with WAL, a busy timeout and ``BEGIN IMMEDIATE``; on a
-    server, pooled connections pinged after ``idle_ping_s`` of rest (``ping_after_idle``).
+    server, pooled connections pinged when the server dropped them or after ``idle_ping_s`` of rest
+    (``ping_when_needed``).
 
     ``foreign_keys=False`` is for migrations: batch mode copies tables, which enforced foreign
     keys would break, and SQLite cannot switch the check inside a transaction.
     """
     if not url.startswith("sqlite"):
         engine = sa.create_engine(url, json_serializer=compact_json)
-        ping_after_idle(engine, idle_ping_s)
+        ping_when_needed(engine, idle_ping_s)
         return engine
     engine = sa.create_engine(
         url, connect_args={"timeout": busy_timeout_s}, json_serializer=compact_json

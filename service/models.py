@@ -254,6 +254,10 @@ class Game(SQLModel, table=True):
     next_check_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
     """When the deadline scan looks at this game next (a reminder, the late notice or the
     deadline may fall due then); None when nothing will."""
+    rematch_game_id: int | None = Field(default=None, foreign_key="games.id", unique=True)
+    """The rematch of this finished game, set under this game's row lock by the first offer: a
+    later offer (any seat's) joins it, so that a finished game has one rematch at most (unless
+    it was declined)."""
 
 
 class Seat(SQLModel, table=True):

@@ -9,14 +9,20 @@ runs the beat schedule below itself (``service.embedded_beat``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
+import sqlalchemy as sa
 from celery import Celery, Task
 from flask import Flask
 
 from service import after_commit
+from service.outbox.prune import PRUNE_TASK
 from service.outbox.queue import SWEEP_TASK
+
+logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCAN_TASK = "worker.scan_deadlines"
 """``service.turns.scan.SCAN_TASK`` (not imported here: that module needs the app's models)."""
@@ -63,6 +69,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
     sweep_every = float(config["MAIL_SWEEP_EVERY_S"])
     scan_every = float(config["TURN_SCAN_EVERY_S"])
     digest_every = float(config["DIGEST_CHECK_EVERY_S"])
+    prune_every = float(config["OUTBOX_PRUNE_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -99,6 +106,12 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "schedule": digest_every,
                 "options": {"expires": digest_every},
             },
+            # Old sent emails lose their bodies (service.outbox.prune), a few batches a run.
+            "prune-outbox": {
+                "task": PRUNE_TASK,
+                "schedule": prune_every,
+                "options": {"expires": prune_every},
+            },
         },
     }
     if config.get("INBOUND_IMAP_HOST"):
@@ -113,13 +126,28 @@ def celery_config(app: Flask) -> dict[str, Any]:
     return settings
 
 
+def run_once_more_if_dropped(name: str, run: Callable[[], _T]) -> _T:
+    """``run()`` (a task's body), and once more at once if the database dropped its connection
+    (a restart, a failover): SQLAlchemy has then replaced the pool's connections, and every
+    task may run twice without harm (``worker.tasks``), its transaction having been rolled back
+    with the connection. Not Celery's ``autoretry_for``: that publishes the task again, with a
+    countdown, through a broker that may be the one down, and never in eager mode."""
+    try:
+        return run()
+    except sa.exc.DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+        logger.warning("task %s lost its database connection (%s): running it again", name, error)
+    return run()
+
+
 def celery_init_app(app: Flask) -> Celery[Any]:
     """Make the Celery app of ``app``: ``app.extensions["celery"]``, also Celery's default app."""
 
     class FlaskTask(Task):  # type: ignore[type-arg]
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             with app.app_context():
-                return self.run(*args, **kwargs)
+                return run_once_more_if_dropped(self.name, lambda: self.run(*args, **kwargs))
 
     celery_app: Celery[Any] = Celery(app.name, task_cls=FlaskTask)
     celery_app.config_from_object(celery_config(app))

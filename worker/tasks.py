@@ -11,6 +11,7 @@ from celery import Task, shared_task
 from flask import current_app
 
 from service.mail import delivery
+from service.outbox import prune
 from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
 from service.turns import digest, scan, start
 
@@ -35,6 +36,17 @@ def sweep_outbox(self: Task) -> dict[str, Any]:  # type: ignore[type-arg]
     due (the beat schedule runs this). A sweep that stopped at its batch size queues the next
     one at once, so a backlog drains without waiting for the beat."""
     report = delivery.sweep()
+    if report.more and not self.request.is_eager:
+        self.apply_async()
+    return asdict(report)
+
+
+@shared_task(name=prune.PRUNE_TASK, bind=True, acks_late=True)
+def prune_outbox(self: Task) -> dict[str, Any]:  # type: ignore[type-arg]
+    """Drop the bodies of emails sent longer ago than ``OUTBOX_KEEP_BODIES_DAYS``, in short
+    batches (the beat schedule runs this); a run that stopped at its number of batches queues
+    the next one at once. Idempotent: a pruned row is not pruned again."""
+    report = prune.prune_due()
     if report.more and not self.request.is_eager:
         self.apply_async()
     return asdict(report)

@@ -26,7 +26,8 @@ def reply_to(row: OutboxMessage, text: str, *, sender: str, now: datetime) -> by
     message["In-Reply-To"] = row.message_id
     references = [*row.headers.get("References", "").split(), row.message_id]
     message["References"] = " ".join(dict.fromkeys(references))
-    quoted = "\n".join(f"> {line}".rstrip() for line in row.text_body.splitlines())
+    # A pruned row (sent long ago) has no text left to quote.
+    quoted = "\n".join(f"> {line}".rstrip() for line in (row.text_body or "").splitlines())
     when = email.utils.format_datetime(row.created_at)
     body = f"{text.strip()}\n\nOn {when}, {sender} wrote:\n{quoted}\n"
     message.set_content(body)

@@ -223,16 +223,42 @@ def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     return game
 
 
-def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, dict[str, Seat]]:
+def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat]:
     """A player of a finished game offers the same game again: the same people and settings,
     this player at the creator's seat and the others after them in turn order (the computer
     keeps its seats). The invitations go at once (the player's own private link asks, as the
     button of a held invitation does); a game against the computer alone is dealt at once.
-    Asking twice finds the same new game (``creation_key``). Raises InvitationError (409)
-    while the game is not over, and the refusals of ``create_game``."""
+
+    One rematch per finished game (``games.rematch_game_id``, set under the finished game's
+    row lock): a later offer, from any seat, joins that game (offering it is accepting it) and
+    changes nothing else; only after it was declined does an offer start another. Returns the
+    rematch and the offering player's seat in it. Raises InvitationError (409) while the game
+    is not over, and the refusals of ``create_game``."""
     game, seat = seat_for_token(session, token, lock=True)
     if game.status != GameStatus.FINISHED:
         raise InvitationError("A rematch can be offered once this game is over.", 409)
+    if game.rematch_game_id is not None:
+        rematch = store.lock_game_with_seats(session, game.rematch_game_id)
+        if rematch.status != GameStatus.DECLINED:
+            return rematch, _join_rematch(session, rematch, seat.player_id)
+    rematch, seats = _new_rematch(session, game, seat)
+    game.rematch_game_id = rematch.id
+    session.add(game)
+    return rematch, seats[engine.get_ruleset(game.ruleset).seats[0]]
+
+
+def _join_rematch(session: Session, rematch: Game, player_id: int) -> Seat:
+    """The player's seat in ``rematch`` (locked), accepted if it was still invited."""
+    assert rematch.id is not None
+    seat = next(s for s, p in store.seats_of(session, rematch.id).values() if p.id == player_id)
+    if rematch.status == GameStatus.INVITED and not seat.accepted:
+        seat.accepted = True
+        session.add(seat)
+        deal_when_all_accepted(session, rematch)
+    return seat
+
+
+def _new_rematch(session: Session, game: Game, seat: Seat) -> tuple[Game, dict[str, Seat]]:
     assert game.id is not None
     seats = store.seats_of(session, game.id)
     letters = engine.get_ruleset(game.ruleset).seats

@@ -36,7 +36,7 @@ from service.lobby.lifecycle import (
     offer_rematch,
     send_held_invitation,
 )
-from service.models import GameStatus, Visibility
+from service.models import Game, GameStatus, Visibility
 from service.player_fields import MAX_NAME_LENGTH
 from service.present.summaries import load_summary
 from service.signin import signed_in_as, signed_in_player
@@ -179,8 +179,12 @@ def rematch_page(token: str) -> tuple[str, int]:
     with session_scope() as session:
         game, _ = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
+        rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
     finished = summary["status"] == GameStatus.FINISHED
-    page = render_template("games/rematch.html", game=summary, token=token, finished=finished)
+    offered = rematch is not None and rematch.status != GameStatus.DECLINED
+    page = render_template(
+        "games/rematch.html", game=summary, token=token, finished=finished, offered=offered
+    )
     return page, 200 if finished else 409
 
 
@@ -189,6 +193,6 @@ def rematch(token: str) -> Response:
     """Offer the same game again; then the new game's private page (its invitation has gone)."""
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
-        _, seats = offer_rematch(session, seat_token)
-        url = private_page_url(seats["A"])
+        _, seat = offer_rematch(session, seat_token)
+        url = private_page_url(seat)
     return redirect(url, code=303)

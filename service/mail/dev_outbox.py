@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, current_app, render_template
 from markupsafe import Markup, escape
 from sqlmodel import col, select
 
@@ -55,13 +55,25 @@ def outbox_list() -> str:
     return render_template("outbox/list.html", rows=rows)
 
 
+def pruned_notice() -> str:
+    days = float(current_app.config["OUTBOX_KEEP_BODIES_DAYS"])
+    return (
+        f"This email's body was dropped: it was sent more than {days:g} days ago "
+        "(OUTBOX_KEEP_BODIES_DAYS). Its headers are kept."
+    )
+
+
 @bp.get("/<int:outbox_id>")
 def outbox_message(outbox_id: int) -> str:
     row = _row(outbox_id)
-    return render_template("outbox/message.html", row=row, text=linkify(row.text_body))
+    text = linkify(row.text_body) if row.text_body is not None else None
+    return render_template("outbox/message.html", row=row, text=text, pruned=pruned_notice())
 
 
 @bp.get("/<int:outbox_id>/html")
 def outbox_html(outbox_id: int) -> Response:
-    """The HTML body alone, as the recipient's mail program would show it."""
-    return Response(_row(outbox_id).html_body, mimetype="text/html")
+    """The HTML body alone, as the recipient's mail program would show it (410 once pruned)."""
+    body = _row(outbox_id).html_body
+    if body is None:
+        return Response(pruned_notice(), status=410, mimetype="text/plain")
+    return Response(body, mimetype="text/html")

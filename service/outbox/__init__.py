@@ -9,6 +9,7 @@ Below the areas and the presentation layer; it imports neither.
   ``templates/email/<kind>.txt`` and ``.html``.
 - ``addresses``: bounces, unsubscribing, muted games, confirmed addresses.
 - ``signed``: the signed links of the mail pages; ``mime``: building and storing messages.
+- ``prune``: the bodies of emails sent long ago dropped (``OUTBOX_KEEP_BODIES_DAYS``), by beat.
 """
 
 from service.outbox.addresses import BouncingAddress, bouncing_addresses

@@ -36,6 +36,9 @@ QUEUED_ONLY = "status = 'queued'"
 """The condition of the queue's partial index; the claims state it in the same words
 (``service.mail.delivery``), so that the planner can use the index whatever plan it keeps."""
 SENDING_ONLY = "status = 'sending'"
+SENT_WITH_BODIES = "status = 'sent' AND mime IS NOT NULL"
+"""The rows whose bodies the pruning may drop, once sent long enough ago
+(``service.outbox.prune``): its index holds those alone, not the rows pruned already."""
 TOAST_TUPLE_TARGET = 128
 
 
@@ -73,6 +76,14 @@ class OutboxMessage(SQLModel, table=True):
             postgresql_where=sa.text(SENDING_ONLY),
             sqlite_where=sa.text(SENDING_ONLY),
         ),
+        # The pruning's search (service.outbox.prune): the sent rows that still have bodies,
+        # oldest sent first; a pruned row leaves it.
+        sa.Index(
+            "ix_outbox_sent_with_bodies",
+            "sent_at",
+            postgresql_where=sa.text(SENT_WITH_BODIES),
+            sqlite_where=sa.text(SENT_WITH_BODIES),
+        ),
         # The thread root of a game for one recipient.
         sa.Index("ix_outbox_game_id_player_id", "game_id", "player_id"),
         # The bodies (several KB) out of line, in the TOAST table: a change of status then
@@ -90,16 +101,18 @@ class OutboxMessage(SQLModel, table=True):
     kind: str = Field(max_length=32)
     """A ``service.outbox.kinds.MailKind`` value."""
     subject: str = Field(max_length=200)
-    text_body: str = Field(sa_type=sa.Text)
-    html_body: str = Field(sa_type=sa.Text)
+    text_body: str | None = Field(sa_type=sa.Text, nullable=True)
+    """The text part; None once the row was sent ``OUTBOX_KEEP_BODIES_DAYS`` ago (pruned, as
+    ``html_body`` and ``mime``)."""
+    html_body: str | None = Field(sa_type=sa.Text, nullable=True)
     message_id: str = Field(max_length=250, unique=True)
     """``<...@domain>``; the same on every attempt, so a receiver can drop a repeat."""
     headers: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
     """Every header besides From, To, Subject, Date and Message-ID (threading, unsubscribe,
     Auto-Submitted), each checked for line breaks when queued."""
-    mime: str = Field(sa_type=sa.Text)
+    mime: str | None = Field(sa_type=sa.Text, nullable=True)
     """The whole message as it goes over the wire (ASCII), built when queued: every attempt
-    sends exactly these bytes (``service.outbox.mime``)."""
+    sends exactly these bytes (``service.outbox.mime``). Only a sent row loses it (pruned)."""
     status: str = Field(default=OutboxStatus.QUEUED, max_length=16)
     attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Claims so far (each claim is one attempt, also one cut short by a dead worker)."""

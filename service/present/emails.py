@@ -13,6 +13,7 @@ import engine
 from service import tokens
 from service.games import store
 from service.games.records import cut_words
+from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
@@ -99,9 +100,12 @@ def queue_invitations(session: Session, game: Game) -> list[OutboxMessage]:
 
 
 def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
-    """Tell both players the game is dealt: the cut (R2), who begins, the seed commitment (R3)."""
+    """Tell every player the game is dealt: the cut (R2), who begins, the seed commitment (R3).
+    A later game of a series (dealt when the one before ended) says which game of it it is."""
     assert game.id is not None and game.deal is not None
     seats = store.seats_of(session, game.id)
+    score = score_of_game(session, game)
+    number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     first: str = game.deal["first"]
     creator = engine.get_ruleset(game.ruleset).seats[0]
@@ -119,6 +123,8 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
                 "seat": letter,
                 "names": names,
                 "accepted_by": accepted_by,
+                "series_game": number if number > 1 else None,
+                "series_goal": series_goal(score.series) if score is not None else None,
                 "cut": cut,
                 "first": first,
                 "first_name": names[first],

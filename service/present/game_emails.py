@@ -481,9 +481,10 @@ def queue_game_over(
             "series": None,
         }
         if series is not None:
-            next_seat = series.pop("next_seats", {}).get(letter)
+            # ``series`` is shared by every seat: read this seat's next link, change nothing.
+            next_seat = series["next_seats"].get(letter)
             context["series"] = {
-                **series,
+                **{key: value for key, value in series.items() if key != "next_seats"},
                 "next_url": private_page_url(next_seat) if next_seat is not None else None,
             }
         winner = state.result.winner

@@ -30,6 +30,7 @@ from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.addresses import add_unreachable_listener
 from service.present.claims import claims_now
+from service.present.emails import queue_game_started
 from service.present.game_emails import (
     MadeClaim,
     queue_game_over,
@@ -109,6 +110,8 @@ def on_moves(
         # email can give its link (and its first turn starts like any other).
         following = continue_series(session, game, state, clock.now())
         queue_game_over(session, game, state, following=following)
+        if following is not None:
+            queue_game_started(session, following)
         return
     turns = [event for event in events if isinstance(event, engine.TurnStarted)]
     if turns:

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from service.db import upgrade_schema
 from service.mail import delivery
+from service.outbox import prune
 from tests.service.conftest import PostgresServer
 
 SENT_ROWS = 5000
@@ -93,3 +94,9 @@ def test_the_bodies_lie_out_of_line(engine: sa.Engine) -> None:
     assert "toast_tuple_target=128" in options
     assert toast_bytes > 0
     assert row_bytes < 400  # a heap page holds some 20 rows and more, not 3 or 4
+
+
+def test_the_pruning_reads_the_index_of_rows_with_bodies(engine: sa.Engine) -> None:
+    moment = datetime(2026, 11, 25, tzinfo=UTC)
+    found = plan(engine, prune._PRUNE, sent_before=moment, batch=500)
+    assert "using ix_outbox_sent_with_bodies on outbox candidate" in found, found

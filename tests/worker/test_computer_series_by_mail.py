@@ -105,5 +105,5 @@ def test_a_series_of_three_games_against_the_computer_by_email(
     texts = [bodies(m)[0] for m in over]
     assert "after game 1" in texts[0] and "The next game is dealt" in texts[0]
     assert "after game 3" in texts[2] and "The series is over" in texts[2]
-    assert kinds[MailKind.GAME_STARTED] == 1  # the first game; the others come with game over
+    assert kinds[MailKind.GAME_STARTED] == 3  # each game of the series, its cut and seed commitment
     print(f"\n{turns} turns of Alice's, {kinds.total()} emails, score {score.totals}")

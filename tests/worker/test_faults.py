@@ -1,5 +1,6 @@
-"""Faults with real parts: SMTP down, a worker killed mid-delivery, Redis restarted, two workers
-sweeping at once. Every email arrives, and none twice once it was marked sent.
+"""Faults with real parts: SMTP down, a worker killed mid-delivery, Redis restarted, PostgreSQL
+restarted, two workers sweeping at once. Every email arrives, and none twice once it was marked
+sent.
 (tests/worker/test_kill_points.py kills a worker at each step of one delivery.)"""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
 
+import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import select
 
@@ -18,7 +20,7 @@ from service.models import Player, utcnow
 from service.outbox import MailKind, queue_email
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import PENDING_KEY, SWEEP_TASK
-from tests.service.conftest import make_test_app
+from tests.service.conftest import PostgresServer, make_test_app
 from tests.worker.conftest import (
     FAST_MAIL_SETTINGS,
     PrivateRedis,
@@ -135,6 +137,33 @@ def test_redis_restarted(
         assert_each_arrived_once(own_web, smtp, ids)
     finally:
         close_app(own_web)
+
+
+def test_database_restarted(
+    web: Flask,
+    smtp: SMTPServer,
+    stack: Stack,
+    postgres: PostgresServer,
+    start_worker: Callable[..., WorkerProcess],
+) -> None:
+    """Every backend of the database terminated, as a restart does, while the worker's and the
+    web's pooled connections were used a moment ago: the next emails go by their own deliver
+    tasks (no beat runs here to sweep them up), and no task fails."""
+    worker = start_worker(beat=False)
+    first = queue(web, 1)
+    wait_for(lambda: all_sent(web, first), 20, "the first email")
+    database = sa.engine.make_url(stack.database_url).database
+    terminated = postgres.admin.execute(
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+        " WHERE datname = %s AND pid <> pg_backend_pid()",
+        (database,),
+    ).fetchall()
+    assert len(terminated) >= 2, "the web's and the worker's connections"
+    after = queue(web, 2, start=1)
+    wait_for(lambda: all_sent(web, after), 20, "the emails after the restart, by their tasks")
+    assert "OperationalError" not in worker.log_text()
+    time.sleep(0.5)
+    assert_each_arrived_once(web, smtp, first + after)
 
 
 def test_two_workers_sweeping_at_once(

@@ -1,0 +1,102 @@
+"""Dropping the bodies of old sent emails (``OUTBOX_KEEP_BODIES_DAYS``, 30 by default).
+
+Each outbox row keeps its text, its HTML and its MIME bytes (about 10 KB a "your turn" email),
+nine tenths of what a finished game takes on disk. Once a row is ``sent`` they are never read
+again by the delivery: a sent row is never claimed, and the mail guarantee's repeats come only
+from rows that are not ``sent`` (docs/security.md). So a row sent longer ago than the setting
+keeps what the rest of the service reads, and only that: the Message-ID (unique: threads and a
+receiver's dedupe of repeats), the headers, subject, kind, recipient, player, game and ply
+(threading, the limits, replies by email, bounce reports), the status and the times. Its
+``text_body``, ``html_body`` and ``mime`` become NULL.
+
+The beat task (``worker.prune_outbox``) does it in short transactions of at most
+``OUTBOX_PRUNE_BATCH`` rows, found by the partial index ``ix_outbox_sent_with_bodies`` (the sent
+rows that still have bodies, by ``sent_at``), so that it never holds many rows or a long
+transaction. On PostgreSQL the space freed is reused by later rows once (auto)vacuum has passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from flask import current_app
+
+from service.db import get_engine
+from service.models import utcnow
+from service.outbox.models import OutboxMessage, OutboxStatus
+
+PRUNE_TASK = "worker.prune_outbox"
+"""The Celery name of the beat task that prunes (``worker.tasks.prune_outbox``)."""
+
+_OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
+_ROW = _OUTBOX.c
+_PICK = _OUTBOX.alias("candidate").c
+
+_PRUNE = (
+    sa.update(_OUTBOX)
+    .where(
+        _ROW.id.in_(
+            sa.select(_PICK.id)
+            .where(
+                # In the words of the index's condition (SENT_WITH_BODIES), so that the planner
+                # uses it whatever plan it keeps for the statement.
+                _PICK.status == sa.literal(OutboxStatus.SENT.value, literal_execute=True),
+                _PICK.mime.is_not(None),
+                _PICK.sent_at < sa.bindparam("sent_before"),
+            )
+            .order_by(_PICK.sent_at)
+            .limit(sa.bindparam("batch"))
+            .with_for_update(skip_locked=True)
+        )
+    )
+    .values(text_body=None, html_body=None, mime=None)
+)
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What pruning did."""
+
+    pruned: int
+    """Rows whose bodies were dropped."""
+    more: bool
+    """The last batch was full: more rows may be due."""
+
+
+def keep_bodies() -> timedelta:
+    """How long a sent row keeps its bodies: ``OUTBOX_KEEP_BODIES_DAYS``."""
+    return timedelta(days=float(current_app.config["OUTBOX_KEEP_BODIES_DAYS"]))
+
+
+def prune_bodies(
+    now: datetime | None = None, *, keep: timedelta | None = None, batch: int | None = None
+) -> PruneReport:
+    """Drop the bodies of at most ``batch`` rows (``OUTBOX_PRUNE_BATCH``) sent before ``now``
+    (default: the clock) minus ``keep`` (``OUTBOX_KEEP_BODIES_DAYS``), oldest sent first, in
+    one short transaction. Rows another transaction holds are skipped (PostgreSQL)."""
+    size = int(current_app.config["OUTBOX_PRUNE_BATCH"]) if batch is None else batch
+    params: dict[str, Any] = {
+        "sent_before": (now or utcnow()) - (keep_bodies() if keep is None else keep),
+        "batch": size,
+    }
+    with get_engine().begin() as connection:
+        pruned = int(connection.execute(_PRUNE, params).rowcount)
+    return PruneReport(pruned=pruned, more=pruned >= size > 0)
+
+
+def prune_due(batches: int | None = None) -> PruneReport:
+    """``prune_bodies`` batch after batch while batches are full, at most ``batches``
+    (``OUTBOX_PRUNE_BATCHES_PER_RUN``) of them: what the beat task does in one run."""
+    most = int(current_app.config["OUTBOX_PRUNE_BATCHES_PER_RUN"]) if batches is None else batches
+    now = utcnow()
+    total, more = 0, False
+    for _ in range(most):
+        report = prune_bodies(now)
+        total += report.pruned
+        more = report.more
+        if not more:
+            break
+    return PruneReport(pruned=total, more=more)
