@@ -221,7 +221,9 @@ def parse_moves(
             except engine.EngineError as error:
                 raise UnreadableMoveError(f"{error}. Nothing was changed.") from None
         if move.seat != seat:
-            raise WrongSeatError(f"You play seat {seat}; a move for {move.seat} was refused.")
+            raise WrongSeatError(
+                "That move is written for another player's seat: you can play only your own."
+            )
         parsed.append(move)
     return parsed
 

@@ -97,7 +97,7 @@ def test_private_page_offers_every_legal_move(
     other = "B" if seat == "A" else "A"
     other_html = client.get(f"/p/{game['token'][other]}").get_data(as_text=True)
     assert move_submissions(other_html, random.Random(1)) == []
-    assert "Waiting for" in other_html
+    assert "s turn, until" in other_html
 
 
 def test_a_card_and_a_draw_in_one_press(
@@ -172,7 +172,7 @@ def test_not_your_turn(app: Flask, client: FlaskClient, game: dict[str, Any]) ->
         ({"ply": "0", "move": "R7>>3"}, 400, "could not be read"),
         ({"ply": "0", "move": "R7>3", "then": "draw gold"}, 400, "could not be read"),
         ({"ply": "0", "move": "timeout"}, 400, "Only the server"),
-        ({"ply": "0", "move": "B: pass"}, 403, "a move for B"),
+        ({"ply": "0", "move": "B: pass"}, 403, "another player&#39;s seat"),
     ],
 )
 def test_malformed_forms(
