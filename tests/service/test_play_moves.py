@@ -97,7 +97,7 @@ def test_private_page_offers_every_legal_move(
     other = "B" if seat == "A" else "A"
     other_html = client.get(f"/p/{game['token'][other]}").get_data(as_text=True)
     assert move_submissions(other_html, random.Random(1)) == []
-    assert "s turn, until" in other_html
+    assert "Waiting for" in other_html
 
 
 def test_a_card_and_a_draw_in_one_press(
