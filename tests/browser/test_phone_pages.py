@@ -91,6 +91,22 @@ def test_the_private_page_on_a_phone(
     violations = axe(phone)
     assert violations == [], violations
 
+    # The deadline in the browser's own zone (the page's one script, under its real
+    # Content-Security-Policy), the same words as without it.
+    tokyo = phone.context.browser
+    assert tokyo is not None
+    context = tokyo.new_context(viewport=PHONE, locale="en-GB", timezone_id="Asia/Tokyo")
+    try:
+        in_tokyo = context.new_page()
+        in_tokyo.goto(page_url)
+        deadline = in_tokyo.locator("time[data-deadline]").first
+        assert re.fullmatch(
+            r"\w+day \d+ \w+, \d\d:\d\d Asia/Tokyo time \(\d+ days?( \d+ hours?)? left\)",
+            deadline.inner_text(),
+        ), deadline.inner_text()
+    finally:
+        context.close()
+
     # The your-turn email's move links, as a phone's mail program shows them.
     (email,) = [
         r
