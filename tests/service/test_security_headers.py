@@ -41,9 +41,8 @@ def test_pages_forbid_script_framing_and_inline_style(
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         page = response.get_data(as_text=True)
         scripts = re.findall(r"<script[^>]*>(.*?)</script>", page, re.S)
-        assert scripts == [""] and re.search(
-            r'<script src="/static/local-time\.js\?v=\w+" defer>', page
-        )
+        assert scripts in ([], [""]), url
+        assert not scripts or re.search(r'<script src="/static/local-time\.js\?v=\w+" defer>', page)
         assert "style=" not in page and "<style" not in page, url
 
 
