@@ -42,14 +42,23 @@ def wants_json() -> bool:
     return accept["application/json"] > accept["text/html"]
 
 
-def error_response(status: int, title: str, message: str) -> tuple[Response | str, int]:
-    """The error page (or JSON object) for ``status``. After this request committed a change,
-    no page claims that nothing was changed: it may have been saved."""
+def error_response(
+    status: int, title: str, message: str, page_url: str | None = None
+) -> tuple[Response | str, int]:
+    """The error page (or JSON object) for ``status``, linking to ``page_url`` (how things are
+    now) when there is one. After this request committed a change, no page claims that nothing
+    was changed: it may have been saved."""
     if committed_in_request() and NOTHING_CHANGED.search(message):
         message = f"{NOTHING_CHANGED.sub('', message).strip()} {MAY_BE_SAVED}".strip()
     if wants_json():
-        return jsonify(error=status, title=title, message=message), status
-    return render_template("error.html", status=status, title=title, message=message), status
+        body = {"error": status, "title": title, "message": message}
+        if page_url:
+            body["page"] = page_url
+        return jsonify(body), status
+    page = render_template(
+        "error.html", status=status, title=title, message=message, page_url=page_url
+    )
+    return page, status
 
 
 @bp.app_errorhandler(HTTPException)
@@ -65,7 +74,7 @@ def handle_http_error(error: HTTPException) -> tuple[Response | str, int] | HTTP
 
 @bp.app_errorhandler(Refusal)
 def handle_refusal(error: Refusal) -> tuple[Response | str, int]:
-    return error_response(error.status, error.title, str(error))
+    return error_response(error.status, error.title, str(error), error.page_url)
 
 
 @bp.app_errorhandler(InternalServerError)

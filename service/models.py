@@ -106,6 +106,8 @@ class Player(SQLModel, table=True):
     """Bumped to revoke every "my games" link of this player."""
     digest_sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     """When this player's last daily digest was sent (``preferences["digest"]``)."""
+    time_zone: str | None = Field(default=None, max_length=64)
+    """The IANA time zone the player reads times in (``service.reader_time``); None: UTC."""
     computer: str | None = Field(default=None, max_length=16)
     """For the computer's own players (one per level, address ``computer-<level>@...invalid``):
     the level (``engine.bots.BotLevel``) that plays its seats. It reads no email: nothing is ever

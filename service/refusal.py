@@ -11,3 +11,5 @@ class Refusal(Exception):
 
     status = 400
     title = "This cannot be done"
+    page_url: str | None = None
+    """The page that shows how things are now (a stale link's game), which the answer links to."""

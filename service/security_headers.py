@@ -1,7 +1,8 @@
 """Headers on every response that keep pages from being framed, scripted, sniffed or cached.
 
-- A Content-Security-Policy with no script at all (the site needs none: every page works with
-  plain forms), no inline style (one static style sheet), no framing by anyone.
+- A Content-Security-Policy with no script but our one static file (``local-time.js``: it says
+  deadlines in the browser's time zone; every page works without it, with plain forms), no
+  inline script or style (one static style sheet), no framing by anyone.
 - ``Referrer-Policy: no-referrer``: a signed link in the address bar must not travel to another
   site in a Referer header.
 - ``Cache-Control: no-store`` on every page a view renders (move links, "my games" carry
@@ -22,6 +23,8 @@ from service.config import AppEnv
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'none'",
+        # One static script of ours (deadlines in the browser's time zone); nothing inline.
+        "script-src 'self'",
         "style-src 'self'",
         "img-src 'self' data:",
         "form-action 'self'",

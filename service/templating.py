@@ -14,6 +14,7 @@ from flask import Flask, url_for
 from markupsafe import Markup, escape
 
 from engine.cards import COLOR_NAMES, describe, is_tactic, troop_parts
+from service import reader_time
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -115,4 +116,5 @@ def init_app(app: Flask) -> None:
         static_url=static_url,
     )
     app.jinja_env.filters["utc_time"] = utc_time
+    reader_time.register(app.jinja_env.filters)
     app.jinja_env.filters["number_word"] = number_word

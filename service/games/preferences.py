@@ -1,4 +1,5 @@
-"""A player's choices about their turns: automatic claims (R5) and the daily digest.
+"""A player's choices about their turns: automatic claims (R5), the daily digest, and the time
+zone their deadlines are told in.
 
 Two levels, so that a seat link can never change more than its own game:
 - ``players.preferences``: the player's defaults, changed only by the player signed in (or from
@@ -20,6 +21,7 @@ from typing import Any
 from sqlmodel import Session
 
 from service.models import Player, Seat
+from service.reader_time import UnknownTimeZoneError, check_time_zone
 from service.refusal import Refusal
 
 AUTOMATIC_CLAIMS = "automatic_claims"
@@ -95,4 +97,40 @@ def set_seat_preferences(session: Session, seat: Seat, chosen: TurnPreferences) 
 def set_player_defaults(session: Session, player: Player, chosen: TurnPreferences) -> None:
     """The player's defaults, for every game without a choice of its own."""
     player.preferences = {**(player.preferences or {}), **chosen.to_json()}
+    session.add(player)
+
+
+TIME_ZONE = "time_zone"
+
+
+class TimeZoneFormError(Refusal):
+    """A time zone that is not one of the IANA names we know, or a form not sent as the page
+    makes it."""
+
+    status = 400
+    title = "This time zone is not known"
+
+
+def parse_time_zone_form(names: Mapping[str, list[str]]) -> str | None:
+    """The zone chosen on the games page (``service.reader_time``): an IANA name, or None for
+    UTC. Raises TimeZoneFormError for anything else (nothing is changed then)."""
+    values = names.get(TIME_ZONE, [])
+    if len(values) != 1 or set(names) - {TIME_ZONE}:
+        raise TimeZoneFormError(
+            "The form takes one time zone and nothing else. Nothing was changed."
+        )
+    chosen = values[0]
+    if chosen in ("", "UTC"):
+        return None
+    try:
+        return check_time_zone(chosen)
+    except UnknownTimeZoneError as error:
+        raise TimeZoneFormError(
+            f"{error} Choose one from the list, such as Europe/Paris. Nothing was changed."
+        ) from None
+
+
+def set_time_zone(session: Session, player: Player, time_zone: str | None) -> None:
+    """The zone the player reads every time in, in their emails and pages (None: UTC)."""
+    player.time_zone = time_zone
     session.add(player)

@@ -7,10 +7,11 @@ after a cut, ``cuts``); ruleset and claims have their own columns and the moves 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import engine
+from engine.cards import describe
 from service.models import Game
 
 DEAL_FIELDS = ("first", "deal", "cuts")
@@ -32,9 +33,24 @@ def game_record(game: Game, moves: Sequence[str] = ()) -> engine.GameRecord:
     )
 
 
-def cut_words(game: Game) -> str:
-    """The cut of a dealt game in words (R2), from its stored deal fields alone."""
+def cut_words(game: Game, names: Mapping[str, str]) -> str:
+    """The cut of a dealt game in words (R2), from its stored deal fields alone, with the
+    players' ``names`` (by seat) and the cards' names: "Alice cut yellow 7, Bob cut red 3:
+    Bob deals, Alice plays first" (a seat letter would read as a colour: "B" is also blue)."""
     if game.deal is None:
         raise ValueError(f"game {game.id} has not been dealt")
-    players = len(engine.get_ruleset(game.ruleset).seats)
-    return engine.describe_cut(game.deal["first"], game.deal.get("cuts", []), players)
+    seats = engine.get_ruleset(game.ruleset).seats
+    first: str = game.deal["first"]
+    cuts = game.deal.get("cuts", [])
+    if not cuts:
+        return f"{names[first]} plays first (winner of the previous game)"
+    lines = [
+        ", ".join(
+            f"{names[seat]} cut {describe(card)}"
+            for seat, card in zip(seats, cut, strict=True)
+            if card is not None
+        )
+        for cut in cuts
+    ]
+    dealer = seats[seats.index(first) - 1]
+    return "; ".join(lines) + f": {names[dealer]} deals, {names[first]} plays first"

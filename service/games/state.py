@@ -83,9 +83,12 @@ class IllegalMoveRefusal(Refusal):
     status = 422
     title = "That move is not allowed"
 
-    def __init__(self, move: engine.Move, error: engine.IllegalMoveError) -> None:
+    def __init__(
+        self, move: engine.Move, error: engine.IllegalMoveError, reason: str | None = None
+    ) -> None:
         rule = f" ({error.rule})" if error.rule and error.rule not in str(error) else ""
-        super().__init__(f"{move.action_text()}: {error}{rule}. Nothing was changed.")
+        said = reason or f"{error}{rule}"
+        super().__init__(f"{move.action_text()}: {said}. Nothing was changed.")
         self.rule = error.rule
 
 
@@ -221,7 +224,9 @@ def parse_moves(
             except engine.EngineError as error:
                 raise UnreadableMoveError(f"{error}. Nothing was changed.") from None
         if move.seat != seat:
-            raise WrongSeatError(f"You play seat {seat}; a move for {move.seat} was refused.")
+            raise WrongSeatError(
+                "That move is written for another player's seat: you can play only your own."
+            )
         parsed.append(move)
     return parsed
 
@@ -300,7 +305,9 @@ def apply_to_locked(
             try:
                 after, happened = engine.apply(state, move)
             except engine.IllegalMoveError as error:
-                raise IllegalMoveRefusal(move, error) from None
+                # The engine names seats by letter; the player reads it in words.
+                reason = "it is not your turn yet" if state.to_move != seat else None
+                raise IllegalMoveRefusal(move, error, reason) from None
             # One log entry per ply: the unique (game, ply) key relies on it.
             assert after.ply == state.ply + 1, (state.ply, after.ply)
             entries.append((state.ply, seat, str(move)))

@@ -20,7 +20,7 @@ from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
 from service.present.board import board_of
 from service.present.claims import claims_in_log
-from service.present.move_list import log_html, log_rows, names_of
+from service.present.move_list import cards_placed, log_html, log_rows, names_of
 from service.present.summaries import series_note
 from service.refusal import Refusal
 
@@ -89,6 +89,8 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     return {
         "view": seen,
         "sides": board_of(seen, None),
+        # The card the move shown put on the board, marked on it.
+        "marked": cards_placed(moves[ply - 1 : ply]) if ply else frozenset(),
         "ply": ply,
         "last": last,
         "moves": moves,

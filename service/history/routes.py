@@ -14,8 +14,10 @@ from service.db import read_scope, session_scope
 from service.games import store
 from service.games.preferences import (
     parse_preferences_form,
+    parse_time_zone_form,
     player_defaults,
     set_player_defaults,
+    set_time_zone,
 )
 from service.games.series import series_by_public_id, series_version
 from service.history import bp
@@ -31,6 +33,7 @@ from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
 from service.present.summaries import computer_plays_now, load_summary
+from service.reader_time import deadline_left, time_zone_names
 from service.refusal import Refusal
 from service.signin import sign_in, sign_out, signed_in_player
 
@@ -48,6 +51,7 @@ def public_page(public_id: str) -> Response | str:
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
             series_version(session, game), computer_plays_now(session, game),
+            deadline_left(game.deadline),
         )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:
@@ -118,6 +122,8 @@ def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: 
         signed_in=signed_in,
         defaults=player_defaults(player),
         token=token,
+        time_zone=player.time_zone,
+        time_zones=time_zone_names(),
     )
 
 
@@ -195,3 +201,15 @@ def defaults() -> Response:
             raise NotSignedInError()
         set_player_defaults(session, player, chosen)
     return redirect(url_for("history.my_games_request") + "#defaults", code=303)
+
+
+@bp.post("/me/time-zone")
+def time_zone() -> Response:
+    """The zone the signed-in player reads deadlines in (their emails and pages)."""
+    chosen = parse_time_zone_form(request.form.to_dict(flat=False))
+    with session_scope() as session:
+        player = signed_in_player(session)
+        if player is None:
+            raise NotSignedInError()
+        set_time_zone(session, player, chosen)
+    return redirect(url_for("history.my_games_request") + "#time-zone", code=303)

@@ -61,6 +61,8 @@ class NewGame:
     series: SeriesKind = SeriesKind.SINGLE
     series_points: int = DEFAULT_SERIES_POINTS
     series_games: int = DEFAULT_SERIES_GAMES
+    rematch_of: int | None = None
+    """The finished game this one plays again (its invitations say so)."""
 
     @property
     def players(self) -> tuple[tuple[str, str, str], ...]:

@@ -127,20 +127,23 @@ def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Play
     return seats[creator_seat][1], invited
 
 
-def after_game_created(session: Session, game: Game, *, creator_present: bool) -> None:
+def after_game_created(
+    session: Session, game: Game, *, creator_present: bool, rematch_of: int | None = None
+) -> None:
     """The creation hook. ``creator_present``: the request comes from the creator's own
     signed-in browser (or an operator's command), so the invitations go now. Otherwise the
     email goes to the creator's address with the link that sends them: whoever typed the form
-    gets nothing that only the address's owner may have."""
+    gets nothing that only the address's owner may have. ``rematch_of``: the game a rematch
+    plays again, which its invitations name."""
     if creator_present:
-        send_invitations(session, game)
+        send_invitations(session, game, rematch_of=rematch_of)
     else:
         creator, _ = creator_and_invited(session, game)
         check_confirmation_limit(session, creator)
         emails.queue_confirmation(session, game)
 
 
-def send_invitations(session: Session, game: Game) -> bool:
+def send_invitations(session: Session, game: Game, *, rematch_of: int | None = None) -> bool:
     """Queue the invitations of a game still waiting for them, one to each invited seat, all
     within the daily limits (raises TooManyInvitationsError, InvitationsRefusedError before
     queueing any). Returns False when they were sent before. Call with the game row locked."""
@@ -153,5 +156,5 @@ def send_invitations(session: Session, game: Game) -> bool:
     for player in invited:
         check_recipient(session, player.email)
     check_invitation_limits(session, creator, invited)
-    emails.queue_invitations(session, game)
+    emails.queue_invitations(session, game, rematch_of=rematch_of)
     return True

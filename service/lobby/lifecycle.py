@@ -125,7 +125,9 @@ def _add_seats(
         seats[letter] = Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=accepted)
         session.add(seats[letter])
     session.flush()
-    mail_invitations.after_game_created(session, game, creator_present=creator_present)
+    mail_invitations.after_game_created(
+        session, game, creator_present=creator_present, rematch_of=new.rematch_of
+    )
     if creator_present:
         deal_when_all_accepted(session, game)
     return seats
@@ -285,5 +287,6 @@ def _new_rematch(session: Session, game: Game, seat: Seat) -> tuple[Game, dict[s
             for letter, player in zip(letters, players, strict=True)
             if player.computer is not None
         ),
+        rematch_of=game.id,
     )
     return create_game(session, new, creator_present=True)

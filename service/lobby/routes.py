@@ -17,6 +17,7 @@ import engine
 from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
+from service.games import store
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import seat_for_token
 from service.links import private_page_url
@@ -30,6 +31,7 @@ from service.lobby.forms import (
 )
 from service.lobby.invitations import check_recipient
 from service.lobby.lifecycle import (
+    InvitationError,
     accept_invitation,
     create_game,
     decline_invitation,
@@ -152,9 +154,15 @@ def _answered(token: str, answer: Callable[[Session, tokens.SeatToken], object])
     """Run one of the lobby's answers for the seat of ``token``, then show its private page
     (see-other: reloading must not answer twice)."""
     seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
-        answer(session, seat_token)
-    return redirect(url_for("play.private_page", token=token), code=303)
+    page_url = url_for("play.private_page", token=token)
+    try:
+        with session_scope() as session:
+            answer(session, seat_token)
+    except InvitationError as error:
+        # An old invitation link: say what happened and show the game as it is now.
+        error.page_url = page_url
+        raise
+    return redirect(page_url, code=303)
 
 
 @bp.post("/p/<token>/invite")
@@ -177,13 +185,21 @@ def rematch_page(token: str) -> tuple[str, int]:
     """Offering a rematch asks once (a link in the game-over email only shows this page)."""
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
-        game, _ = seat_for_token(session, seat_token)
+        game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
+        assert game.id is not None
+        others = [p for s, (_, p) in store.seats_of(session, game.id).items() if s != seat.letter]
     finished = summary["status"] == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED
     page = render_template(
-        "games/rematch.html", game=summary, token=token, finished=finished, offered=offered
+        "games/rematch.html",
+        game=summary,
+        token=token,
+        finished=finished,
+        offered=offered,
+        # Against the computer alone nobody is invited: the new game is dealt at once.
+        invites=any(p.computer is None for p in others),
     )
     return page, 200 if finished else 409
 

@@ -196,10 +196,12 @@ UNSUBSCRIBE = ActionPage(
 
 MUTE = ActionPage(
     title="Mute this game",
-    ask="Press the button and we send you no more email about this game. The game goes on: "
-    "open it from your private page.",
+    ask="Press the button and we send you no more email about this game. The game goes on and "
+    "its deadlines still count: a missed deadline uses one of your vacation days, and with none "
+    "left you lose on time. Play it from your private page.",
     button="Mute this game",
-    done="This game is muted: no more email about it.",
+    done="This game is muted: no more email about it. Its deadlines still count: play it from "
+    "your private page.",
     undo_button="Email me about this game again",
     undone="You get email about this game again.",
 )

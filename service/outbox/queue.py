@@ -24,6 +24,7 @@ from flask import current_app, has_app_context, render_template
 from sqlmodel import Session, col, func, select
 
 import engine
+from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.games import reply_keys, store
 from service.models import AddressStatus, Game, Player, Seat, utcnow
@@ -237,6 +238,10 @@ def queue_email(
 
     unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
     full_context: dict[str, Any] = {
+        # Times read in the player's own zone, with the time left from now (service.reader_time);
+        # a caller may give its own ``now`` (the scan's clock).
+        "time_zone": player.time_zone,
+        "now": clock.now(),
         **(context or {}),
         "kind": kind.value,
         "subject": subject,

@@ -15,8 +15,9 @@ from service.models import Game
 from service.present.board import board_of
 from service.present.choices import move_choices
 from service.present.claims import claims_in_log
-from service.present.move_list import log_html, log_rows, names_of
-from service.present.summaries import series_note
+from service.present.game_emails import OTHERS_TURNS_ENTRIES, others_turns
+from service.present.move_list import cards_placed, log_html, log_rows, names_of
+from service.present.summaries import in_words, series_note
 from service.present.tactics_choices import held_tactics
 from service.present.words import Piece, with_cards
 
@@ -39,16 +40,27 @@ class ProofRow:
         return ("Flags " if len(self.flags) > 1 else "Flag ") + ", ".join(map(str, self.flags))
 
 
+OWN_CARDS_UNSEEN = (
+    "(some of these are in your hand: a claim is proved from the table alone, and your "
+    "opponent cannot see your hand, so they count as cards that may still come)"
+)
+
+
 def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
     """For every unclaimed flag of ``seat``, whether it could be claimed on the board as it
     stands, and the prover's reason (R13), which names only unseen or open cards."""
     rows: list[ProofRow] = []
     incomplete: list[int] = []
+    hand = set(engine.player_view(state, seat).hand)
     for proof in engine.claim_proof_views(state, seat):
         if proof.status is engine.ClaimStatus.INCOMPLETE:
             incomplete.append(proof.flag)
         else:
             reason = with_cards(proof.reason, state.ruleset)
+            own = [p.value for p in reason if p.kind == "card" and p.value in hand]
+            if own and not proof.provable:
+                # The counter-example may use the reader's own cards: say why they count.
+                reason.append(Piece("text", OWN_CARDS_UNSEEN))
             rows.append(ProofRow((proof.flag,), proof.provable, reason))
     if incomplete:
         reason = with_cards("your side is not complete yet", state.ruleset)
@@ -61,6 +73,15 @@ def seat_labels(view: engine.PlayerView, names: dict[str, str]) -> dict[str, str
     return {**{seat: names.get(seat, seat) for seat in view.opponents}, view.seat: "You"}
 
 
+def last_turn_title(view: engine.PlayerView, names: dict[str, str]) -> str:
+    """The heading over the others' last turn: "Bob's last turn", or with two others "Since
+    your last turn (Bob and Carol)"."""
+    others = in_words([names.get(s, s) for s in view.opponents])
+    return (
+        f"{others}'s last turn" if len(view.opponents) == 1 else f"Since your last turn ({others})"
+    )
+
+
 def private_page_context(
     session: Session, game: Game, seat: str, state: engine.GameState
 ) -> dict[str, Any]:
@@ -68,7 +89,10 @@ def private_page_context(
     its legal moves as forms, the claim proofs and the latest moves."""
     assert game.id is not None
     names = names_of(store.seats_of(session, game.id))
-    entries = store.moves_from(session, game.id, max(0, state.ply - RECENT_ENTRIES), state.ply)
+    # One read of the log serves the others' last turn and the latest moves.
+    read = max(RECENT_ENTRIES, OTHERS_TURNS_ENTRIES)
+    window = store.moves_from(session, game.id, max(0, state.ply - read), state.ply)
+    entries = window[-RECENT_ENTRIES:]
     view = engine.player_view(state, seat)
     finished = state.result is not None
     recent = log_rows(
@@ -80,8 +104,14 @@ def private_page_context(
         after=state,
         claims=claims_in_log(session, game, entries),
     )
+    # What the others did since this seat's last turn, first on the page (as in the email).
+    turns = others_turns(session, game, state, seat, names, window)
+    last_turn = [row for group in turns for row in group["rows"]]
     return {
         "view": view,
+        "last_turn_title": last_turn_title(view, names),
+        "last_turn_html": log_html(last_turn, None),
+        "marked": cards_placed(last_turn),
         "actions": move_choices(state, seat),
         "held": [] if finished else held_tactics(view, names),
         "proofs": [] if finished else proof_rows(state, seat),

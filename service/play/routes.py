@@ -41,6 +41,7 @@ from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
 from service.present.summaries import computer_plays_now, load_summary
 from service.present.words import instruction
+from service.reader_time import deadline_left
 from service.refusal import Refusal
 
 MAX_FIELD_LENGTH = 100
@@ -99,6 +100,7 @@ def private_page(token: str) -> Response | str:
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(session, game),
+                player.time_zone, deadline_left(game.deadline),
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
@@ -140,6 +142,7 @@ def render_private_page(
         invited=False,
         bouncing=bouncing,
         preferences=turn_preferences(player, seat),
+        time_zone=player.time_zone,
         **private_page_context(session, game, seat.letter, state),
     )
 

@@ -7,7 +7,7 @@ for the public (and at flags the reader does not contest), the pair in seat orde
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -82,12 +82,19 @@ def board_of(view: engine.PublicView, reader: str | None) -> Board:
     return Board(tuple(rows))
 
 
-def board_html(board: Board, labels: Mapping[str, str], formation_size: int) -> Markup:
+def board_html(
+    board: Board,
+    labels: Mapping[str, str],
+    formation_size: int,
+    marked: Collection[str] = (),
+) -> Markup:
     """The board as HTML (``play/_board.html``'s ``board``): for each row of one pair of seats,
     their names over a list of flags, each flag a list item with the left seat's side, the
     stake (number, who holds it, a formation size changed by Mud) and the right seat's side.
     Each side is a group named by whose it is and which flag, so that a screen reader says
-    "Alice, flag 5: purple 8" as the eye sees it. Drawn by Python: every page draws it."""
+    "Alice, flag 5: purple 8" as the eye sees it; the cards in ``marked`` (those the last turn
+    put there) are marked as played last, to the eye and in words. Drawn by Python: every page
+    draws it."""
     parts: list[str] = []
     for row in board.rows:
         left, right = escape(labels[row.left]), escape(labels[row.right])
@@ -123,18 +130,27 @@ def board_html(board: Board, labels: Mapping[str, str], formation_size: int) -> 
                 else ""
             )
             parts.append(
-                f'\n  <li class="{held}">\n    {_side_html(drawn, row.left, "left", left)}'
+                f'\n  <li class="{held}">\n    {_side_html(drawn, row.left, "left", left, marked)}'
                 f'\n    <div class="stake">\n      <span class="num">'
                 f'<span class="visually-hidden">Flag </span>{flag.number}</span>{holder}{size}'
-                f"\n    </div>\n    {_side_html(drawn, row.right, 'right', right)}\n  </li>"
+                f"\n    </div>\n    {_side_html(drawn, row.right, 'right', right, marked)}\n  </li>"
             )
         parts.append("\n</ol>")
     return Markup("".join(parts))
 
 
-def _side_html(drawn: BoardFlag, seat: str, where: str, label: str) -> str:
-    cards = "".join(card_html(code) for code in drawn.flag.cards[seat])
-    env = "".join(card_html(code, "env") for code in drawn.env_of(seat))
+LAST_PLAYED = '<span class="visually-hidden">(played last)</span>'
+
+
+def _card(code: str, marked: Collection[str], extra: str = "") -> str:
+    if code not in marked:
+        return str(card_html(code, extra))
+    return str(card_html(code, f"{extra} last-played".strip())) + LAST_PLAYED
+
+
+def _side_html(drawn: BoardFlag, seat: str, where: str, label: str, marked: Collection[str]) -> str:
+    cards = "".join(_card(code, marked) for code in drawn.flag.cards[seat])
+    env = "".join(_card(code, marked, "env") for code in drawn.env_of(seat))
     empty = '<span class="visually-hidden">no card</span>' if not cards and not env else ""
     return (
         f'<div class="side {where}" role="group" aria-label="{label}, flag {drawn.flag.number}">'

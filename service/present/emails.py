@@ -66,10 +66,13 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     )
 
 
-def queue_invitations(session: Session, game: Game) -> list[OutboxMessage]:
+def queue_invitations(
+    session: Session, game: Game, *, rematch_of: int | None = None
+) -> list[OutboxMessage]:
     """Invite every seat but the creator's, each with its own accept and decline links (to the
     pages that show a button), its private page, and a link to refuse every future invitation.
-    With three players each is told who else is invited."""
+    With three players each is told who else is invited; a rematch names the game it plays
+    again (``rematch_of``)."""
     assert game.id is not None
     seats = store.seats_of(session, game.id)
     creator_seat = _creator_seat(game)
@@ -92,6 +95,7 @@ def queue_invitations(session: Session, game: Game) -> list[OutboxMessage]:
                 "accept_url": f"{token_url}/accept",
                 "decline_url": f"{token_url}/decline",
                 "private_url": token_url,
+                "rematch_of": rematch_of,
             },
         )
         if row is not None:
@@ -110,7 +114,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     first: str = game.deal["first"]
     creator = engine.get_ruleset(game.ruleset).seats[0]
     accepted_by = in_words([name for letter, name in names.items() if letter != creator])
-    cut = cut_words(game)
+    cut = cut_words(game, names)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in sorted(seats.items()):
         row = queue_email(

@@ -68,15 +68,28 @@ class MadeClaim:
 # --- pieces of context -------------------------------------------------------------------------
 
 
+OTHERS_TURNS_ENTRIES = 60
+"""The others' last turns end at most this many log entries back."""
+
+
 def others_turns(
-    session: Session, game: Game, state: engine.GameState, seat: str, names: dict[str, str]
+    session: Session,
+    game: Game,
+    state: engine.GameState,
+    seat: str,
+    names: dict[str, str],
+    entries: Sequence[store.LogEntry] | None = None,
 ) -> list[dict[str, Any]]:
     """What the others did since ``seat`` last moved, turn by turn (``move_list.by_turn``), each
     entry in words and public notation, each claim with why it held (the one who lost the flag
-    reads why). The claims made for ``seat`` at this start are left out (said apart)."""
+    reads why). The claims made for ``seat`` at this start are left out (said apart).
+    ``entries``: the last ``OTHERS_TURNS_ENTRIES`` of the log up to ``state``, when the caller
+    has read them."""
     assert game.id is not None
-    # The others' last turns end at most a few dozen entries back.
-    entries = store.moves_from(session, game.id, max(0, state.ply - 60), state.ply)
+    if entries is None:
+        entries = store.moves_from(
+            session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
+        )
     rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
     groups = by_turn(rows)
     while groups and groups[-1]["seat"] == seat:

@@ -36,6 +36,9 @@ class PlayerGame:
     result: dict[str, Any] | None
     private_url: str
     public_id: str
+    created_at: datetime
+    """When the game was started (the list tells games against the same people apart by it and
+    by ``game_number``)."""
     updated_at: datetime
     digest: bool
     """This seat is told of its turns by the daily digest, not one email per turn."""
@@ -90,6 +93,7 @@ def _listed(
         result=game.result,
         private_url=private_page_url(seat),
         public_id=game.public_id,
+        created_at=game.created_at,
         updated_at=game.updated_at,
         digest=turn_preferences(player, seat).digest,
     )

@@ -28,9 +28,10 @@ def _card_play(card: str, targets: tuple[tuple[str, int | None], ...]) -> Markup
         f'aria-label="{label} to flag {flag}">{flag}</button>'
         for notation, flag in targets
     )
+    # A group named by its card: a screen reader jumps from card to card.
     return Markup(
-        f'<div class="choice">{card_html(card)}\n      <div class="targets">'
-        f'<span class="what">to flag</span>{buttons}</div></div>'
+        f'<div class="choice" role="group" aria-label="Play {label}">{card_html(card)}\n      '
+        f'<div class="targets"><span class="what">to flag</span>{buttons}</div></div>'
     )
 
 
@@ -63,7 +64,9 @@ def _tactic(
         f"{escape(label)}</button>"
         for notation, label in targets
     )
+    name = escape(f"{card_face(tactic).label}: {verb} {card_face(card).label} {where}")
     return Markup(
-        f'<div class="choice">{card_html(tactic)}<div class="targets"><span class="what">'
-        f'{verb}</span>{card_html(card)}<span class="what">{where}</span>{buttons}</div></div>'
+        f'<div class="choice" role="group" aria-label="{name}">{card_html(tactic)}'
+        f'<div class="targets"><span class="what">{verb}</span>{card_html(card)}'
+        f'<span class="what">{where}</span>{buttons}</div></div>'
     )

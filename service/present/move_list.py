@@ -8,6 +8,7 @@ so "turn 53" comes after 26 turns each, however many entries those turns made.""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,14 +62,16 @@ def log_rows(
     ``after`` (for the turn numbers). ``reader`` is the seat reading (its own Scout returns show
     in full), None for the public; everything shows in full once the game is ``finished``.
     ``number`` is the position after the entry (a replay's ``?ply=``), ``turn`` its turn,
-    ``starts_turn`` whether it is the first entry of that turn listed, ``why`` (for a claim in
+    ``starts_turn`` whether it is the first entry of that turn listed, ``placed`` the card the
+    entry put on the board (``cards_placed``), if any, ``why`` (for a claim in
     ``claims``, ``service.present.claims.claims_in_log``) why the claim held, said to the
     reader."""
     rows: list[dict[str, Any]] = []
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        words, words_html, notation, notation_html = _narrated(entry.notation, ruleset, name, hide)
+        narrated = _narrated(entry.notation, ruleset, name, hide)
+        words, words_html, notation, notation_html, placed = narrated
         rows.append(
             {
                 "number": entry.ply + 1,
@@ -80,6 +83,7 @@ def log_rows(
                 "words_html": words_html,
                 "notation": notation,
                 "notation_html": notation_html,
+                "placed": placed,
                 "time": entry.created_at,
                 "why": claims[entry.ply].words(names, reader)
                 if claims and entry.ply in claims
@@ -105,14 +109,32 @@ def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=16384)
 def _narrated(
     notation: str, ruleset: engine.Ruleset, name: str, hide: bool
-) -> tuple[tuple[Piece, ...], str, str, str]:
-    """One entry in words, the same words drawn in HTML, and the notation shown, as text and
-    escaped: the same for every view of every replay position of a game, so kept (the log never
-    changes)."""
+) -> tuple[tuple[Piece, ...], str, str, str, str | None]:
+    """One entry in words, the same words drawn in HTML, the notation shown (without its seat:
+    the words name the player), as text and escaped, and the card it put on the board: the
+    same for every view of every replay position of a game, so kept (the log never changes)."""
     move = engine.parse_move(notation, ruleset)
     words = tuple(narration(move, name, hide_returned=hide))
-    shown = move.public_text() if hide else str(move)
-    return words, str(pieces_html(words)), shown, str(escape(shown))
+    shown = _SEAT_PREFIX.sub("", move.public_text() if hide else str(move))
+    return words, str(pieces_html(words)), shown, str(escape(shown)), card_placed(move)
+
+
+_SEAT_PREFIX = re.compile(r"^[A-Z]: ")
+
+
+def card_placed(move: engine.Move) -> str | None:
+    """The card a move put on the board (a troop or tactics card played to a flag, a troop
+    taken by a Traitor or redeployed to another flag), which the board marks as played last."""
+    if move.action in (engine.Action.PLAY, engine.Action.TRAITOR):
+        return move.card
+    if move.action is engine.Action.REDEPLOY and move.flag is not None:
+        return move.card
+    return None
+
+
+def cards_placed(rows: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """The cards that ``log_rows`` put on the board."""
+    return frozenset(row["placed"] for row in rows if row["placed"])
 
 
 def log_html(

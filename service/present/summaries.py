@@ -37,11 +37,14 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "rules_version": game.rules_version,
         "status": game.status,
         "days_per_move": game.days_per_move,
-        # Both players are told when a vacation day is used, so what is left is public.
+        # Both players are told when a vacation day is used, so what is left is public. The
+        # computer plays at once: it has no deadline to miss, so no vacation days.
         "vacation_days_left": {
             letter: max(0, game.vacation_days - seat.vacation_days_used)
-            for letter, (seat, _) in seats.items()
+            for letter, (seat, player) in seats.items()
+            if player.computer is None
         },
+        "computers": [letter for letter, (_, player) in seats.items() if player.computer],
         "visibility": game.visibility,
         "players": names,
         "title": " vs ".join(names.values()),
@@ -53,8 +56,8 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         # R3: the seed is revealed only once the game is over.
         "seed": game.seed if finished else None,
         "first": game.deal["first"] if game.deal else None,
-        # R2: the cut is shown to both players ("A cut Y7, B cut R3: A deals, B plays first").
-        "cut": cut_words(game) if game.deal else None,
+        # R2: the cut is shown to both players, with their names.
+        "cut": cut_words(game, names) if game.deal else None,
         "created_at": game.created_at,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "result": game.result,

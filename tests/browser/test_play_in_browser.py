@@ -61,7 +61,8 @@ def flag_side(page: Page, flag: int, where: str) -> list[str]:
 
 
 def latest_moves(page: Page) -> list[str]:
-    return [text.strip() for text in page.locator("ol.log > li").all_inner_texts()]
+    # The "Latest moves" list (the others' last turn, at the top, is another).
+    return [text.strip() for text in page.locator("ol.log:not(.others) > li").all_inner_texts()]
 
 
 def status_line(page: Page) -> Locator:

@@ -58,7 +58,7 @@ def test_public_page_steps_through_positions(app: Flask, client: FlaskClient) ->
     mover = seat_to_move(client, game)
     assert mover is not None
     for page in (html, first, middle):
-        assert f"({mover[0]}) is to move" in page
+        assert f"It is {'Alice' if mover[0] == 'A' else 'Bob'}'s turn" in page
     for bad in ("-1", "x", str(last + 1), "1e3"):
         response = client.get(f"{url}?ply={bad}")
         assert response.status_code == 404
@@ -153,7 +153,7 @@ def test_my_games_link_in_development(app: Flask, client: FlaskClient) -> None:
     mine = client.get(link.group(1))
     assert mine.status_code == 200
     html = mine.get_data(as_text=True)
-    assert "Bob's games" in html and "Against Alice" in html
+    assert "Bob's games" in html and "against Alice" in html
     # The payload of B's private token (the signature's timestamp may be a second later).
     assert f"/p/{game['token']['B'].split('.')[0]}." in html
     assert seed_of(app, game["id"]) not in html

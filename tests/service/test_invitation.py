@@ -14,7 +14,7 @@ from sqlmodel import select
 import engine
 from service.db import session_scope
 from service.games import store
-from service.games.records import game_record
+from service.games.records import cut_words, game_record
 from service.models import Game, Snapshot, utcnow
 from service.outbox import MailKind
 from tests.service.conftest import VALID_FORM
@@ -83,7 +83,11 @@ def test_deal_comes_from_the_seed(
     assert state.to_move == deal.first
     # The cut is shown (R2).
     page = client.get(f"/games/{new_game.public_id}").get_data(as_text=True)
-    assert deal.describe_cut() in page
+    with app.app_context(), session_scope() as session:
+        stored = store.get_game(session, new_game.id)
+        names = {s: p.display_name for s, (_, p) in store.seats_of(session, new_game.id).items()}
+        assert cut_words(stored, names) in page
+    assert deal.describe_cut() not in page, "names and card names, not seat letters and codes"
 
 
 def test_accept_twice_is_a_conflict(

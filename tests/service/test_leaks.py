@@ -213,7 +213,7 @@ THREE_PLAYERS = {
 URL_RE = re.compile(r"https?://[^\s\"'<>]+")
 # In an email: the cut (R2, public and drawn before the shuffle) and the explanations of claims
 # (the prover may name cards of the unseen pool), as the proofs on a page.
-EMAIL_CUT_RE = re.compile(r"The cut:(?:</strong>)?[^\n<]*")
+EMAIL_CUT_RE = re.compile(r"The cut:(?:</strong>)?[^<]*?(?:plays first|previous game\))")
 EMAIL_CLAIM_REASON_RE = re.compile(r"<li>Flag \d+:.*?</li>|^\s*- Flag \d+: .*$", re.S | re.M)
 
 

@@ -389,7 +389,8 @@ def test_a_decline_after_an_acceptance_cancels_for_everyone(
     # The pages say so.
     for seat in ("A", "B", "C"):
         page = client.get(f"/p/{token[seat]}").get_data(as_text=True)
-        assert "Carol declined the invitation: the game is cancelled for everyone" in page
+        who = "You" if seat == "C" else "Carol"
+        assert f"{who} declined the invitation: the game is cancelled for everyone" in page
     # Answering a cancelled game, or twice: refused, nothing changed, nothing more sent.
     before = len(rows(app))
     for seat, answer in (("B", "accept"), ("C", "accept"), ("C", "decline"), ("B", "decline")):

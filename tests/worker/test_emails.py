@@ -13,7 +13,7 @@ from sqlmodel import select
 import engine
 from service.db import session_scope
 from service.games import store
-from service.games.records import game_record
+from service.games.records import cut_words
 from service.history.my_games import send_my_games_link
 from service.models import AddressStatus, Game, Player
 from service.outbox import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
@@ -113,12 +113,14 @@ def test_game_started_to_both_in_the_game_thread(app: Flask, client: FlaskClient
     assert sorted(row.recipient for row in started) == ["alice@example.org", "bob@example.org"]
     with app.app_context(), session_scope() as session:
         game = session.exec(select(Game)).one()
-        cut = game_record(game).deal.describe_cut()
         first = game.deal["first"] if game.deal else None
         commitment = game.seed_commitment
     names = {"A": "Alice", "B": "Bob"}
+    with app.app_context():
+        # The cut with the players' names and the cards' names (issue 20: "B" is also blue).
+        cut = cut_words(game, names)
     for row in started:
-        assert cut in row.text_body and cut in row.html_body
+        assert cut in " ".join(row.text_body.split()) and cut in row.html_body
         assert commitment in row.text_body
         mine = "A" if row.recipient.startswith("alice") else "B"
         if mine == first:
