@@ -13,9 +13,10 @@ the worker talks to the SMTP server:
    begins with ``BEGIN IMMEDIATE``) and set to ``sending`` with ``claimed_at`` and ``attempts +
    1``; commit. Other workers leave these rows alone.
 2. **Send** each row's stored bytes (``OutboxMessage.mime``, Message-ID included; never rebuilt).
-   The worker stops an exchange a little before the row's lease runs out (``_SMTP``), so two
-   workers never talk to the server about one row at the same time, and a row not started
-   within half its lease is given back (``_release``: queued as before its claim).
+   The worker stops an exchange a little before the row's lease runs out
+   (``smtp.DeadlineSMTP``), so two workers never talk to the server about one row at the same
+   time, and a row not started within half its lease is given back (``_release``: queued as
+   before its claim).
 3. **Record** each result in a short transaction: ``sent`` right after the server's 250, by a
    recorder thread (``_Recorder``) while the worker goes on with the next row (tried again a
    few times on a database error: it is idempotent); back to ``queued`` with its next attempt
@@ -53,30 +54,31 @@ own run) after the server's return.
 from __future__ import annotations
 
 import enum
-import functools
 import logging
-import re
 import smtplib
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-import flask_mail
 import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import Session
 
 from service.db import get_engine, session_scope
+from service.mail.delivery.smtp import (
+    Postman,
+    Wire,
+    envelope_address,
+    kept_postman,
+    permanent_refusal,
+    row_only,
+)
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
 from service.outbox.models import OutboxMessage, OutboxStatus
-
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
 
 logger = logging.getLogger(__name__)
 
@@ -93,10 +95,6 @@ class TransientMailError(Exception):
     """The SMTP server is unreachable or said "try later" (4xx): the row waits for the sweep."""
 
 
-class LeaseEnding(smtplib.SMTPException):
-    """The claim's lease is nearly over: the worker stops talking to the server (temporary)."""
-
-
 class Outcome(enum.StrEnum):
     """What one attempt at one row came to."""
 
@@ -109,221 +107,6 @@ class Outcome(enum.StrEnum):
     """Not queued any more (sent, failed, or claimed by another worker)."""
 
 
-@dataclass(frozen=True)
-class Refused:
-    """A permanent refusal: the row fails; ``bounce`` says the address itself is bad."""
-
-    reason: str
-    bounce: bool
-
-
-def _permanent(error: BaseException) -> Refused | None:
-    """A Refused for a 5xx answer about the recipient or the message, else None (try again).
-
-    Connection failures, 4xx answers, and 5xx answers about our own login or sender address are
-    temporary for the row: they need the server back or an operator, not a different recipient.
-    """
-    if isinstance(error, smtplib.SMTPRecipientsRefused):
-        codes = [code for code, _ in error.recipients.values()]
-        if codes and all(code >= 500 for code in codes):
-            detail = "; ".join(
-                f"{code} {message.decode(errors='replace')}"
-                for code, message in error.recipients.values()
-            )
-            return Refused(reason=f"recipient refused: {detail}", bounce=True)
-        return None
-    if isinstance(error, UnicodeError):
-        return Refused(reason=f"cannot be sent (not ASCII): {error}", bounce=False)
-    if isinstance(error, smtplib.SMTPDataError) and error.smtp_code >= 500:
-        raw = error.smtp_error
-        text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-        return Refused(reason=f"message refused: {error.smtp_code} {text}", bounce=False)
-    return None
-
-
-_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+")
-"""An ASCII address with no name, which Flask-Mail's ``sanitize_address`` leaves as it is."""
-
-
-class _SMTP(smtplib.SMTP):
-    """smtplib's client with two additions: every command and reply waits at most until
-    ``deadline`` (``time.monotonic()``; None: ``timeout`` alone), and ``data_begun`` says whether
-    the DATA command of the current message was sent (after which the server may have it)."""
-
-    deadline: float | None = None
-    data_begun: bool = False
-
-    def _bound(self) -> None:
-        if self.deadline is None or self.sock is None:
-            return
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise LeaseEnding("the claim's lease is nearly over: stopped talking to the server")
-        wanted = min(self.timeout, left)
-        if self.sock.gettimeout() != wanted:  # far from the deadline: no system call
-            self.sock.settimeout(wanted)
-
-    def send(self, s: ReadableBuffer | str) -> None:
-        self._bound()
-        super().send(s)
-
-    def getreply(self) -> tuple[int, bytes]:
-        self._bound()
-        return super().getreply()
-
-    def data(self, msg: ReadableBuffer | str) -> tuple[int, bytes]:
-        self.data_begun = True
-        return super().data(msg)
-
-    # MAIL FROM and RCPT TO as smtplib sends them, but a plain address (``envelope_address``
-    # gives one but for a name or an IDNA domain) is quoted without ``email.utils.parseaddr``,
-    # which cost a seventh of a delivery's own CPU (py-spy, bench/mail.py).
-    def mail(self, sender: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
-        if not _PLAIN_ADDRESS.fullmatch(sender) or any(
-            option.lower() == "smtputf8" for option in options
-        ):
-            return super().mail(sender, options)
-        extra = " " + " ".join(options) if options and self.does_esmtp else ""
-        self.putcmd("mail", f"FROM:<{sender}>{extra}")
-        return self.getreply()
-
-    def rcpt(self, recip: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
-        if not _PLAIN_ADDRESS.fullmatch(recip):
-            return super().rcpt(recip, options)
-        extra = " " + " ".join(options) if options and self.does_esmtp else ""
-        self.putcmd("rcpt", f"TO:<{recip}>{extra}")
-        return self.getreply()
-
-
-class _SMTPSSL(_SMTP, smtplib.SMTP_SSL):
-    """``_SMTP`` over implicit TLS (``MAIL_USE_SSL``)."""
-
-
-# A reused connection the server has dropped fails at once, before any message was accepted.
-_STALE_CONNECTION = (smtplib.SMTPServerDisconnected, ConnectionResetError, BrokenPipeError)
-
-
-def envelope_address(address: str) -> str:
-    """An address for MAIL FROM or RCPT TO, as Flask-Mail would give it (IDNA domain, encoded
-    name). Raises UnicodeError for an address no server could take (a non-ASCII local part)."""
-    if _PLAIN_ADDRESS.fullmatch(address):
-        return address
-    return _sanitized(address)
-
-
-@functools.lru_cache(maxsize=64)
-def _sanitized(address: str) -> str:
-    return flask_mail.sanitize_address(address)
-
-
-@dataclass(frozen=True)
-class Wire:
-    """A stored message as the server gets it: the envelope and the row's bytes, unchanged."""
-
-    sender: str
-    recipient: str
-    data: bytes
-
-
-class Postman:
-    """One SMTP connection, opened on the first send and reused until a failure (but a refusal
-    of one message), ``close``, or ``keepalive_s`` idle seconds (servers drop idle clients;
-    Postfix after 300 s).
-
-    It hands the stored bytes to smtplib itself: Flask-Mail's ``Connection.send`` would build a
-    ``Message`` for each (a Message-ID and a DNS lookup of our own name each time, the addresses
-    encoded again) only to send the same bytes, a quarter of an exchange's time on loopback.
-    ``MAIL_SUPPRESS_SEND`` sends nothing, as there."""
-
-    def __init__(self, keepalive_s: float = 0.0) -> None:
-        self._host: _SMTP | None = None
-        self._open_ = False
-        self._last_used = 0.0
-        self._data_begun = False
-        self.keepalive_s = keepalive_s
-
-    def _open(self, deadline: float | None) -> _SMTP | None:
-        state = current_app.extensions["mail"]
-        if state.suppress:
-            return None
-        # Flask-Mail's own configure_host sets no timeout: a stuck server would hold a worker.
-        timeout = float(current_app.config["MAIL_TIMEOUT_S"])
-        host = _SMTPSSL(timeout=timeout) if state.use_ssl else _SMTP(timeout=timeout)
-        host.deadline = deadline
-        try:
-            host.connect(state.server, state.port or 0)
-            if state.use_tls:
-                host.starttls()
-            if state.username and state.password:
-                host.login(state.username, state.password)
-        except BaseException:
-            host.close()
-            raise
-        return host
-
-    def send(self, message: Wire, *, deadline: float | None = None) -> None:
-        """Send one message; an error closes the connection (the next send reconnects), but for
-        a refusal of this message or its recipient alone (``_row_only``).
-
-        A kept connection that the server dropped is replaced once, at once, if it failed before
-        the message's DATA command (after it, the server may have the message). ``deadline``
-        (``time.monotonic()``) ends the exchange with LeaseEnding when it comes.
-        """
-        now = time.monotonic()
-        if self._open_ and now - self._last_used > self.keepalive_s:
-            self.close()
-        reused = self._open_
-        try:
-            self._send(message, deadline)
-        except _STALE_CONNECTION:
-            if not reused or self._data_begun:
-                raise
-            self._send(message, deadline)
-        self._last_used = time.monotonic()
-
-    def _send(self, message: Wire, deadline: float | None) -> None:
-        self._data_begun = False
-        if not self._open_:
-            self._host = self._open(deadline)
-            self._open_ = True
-        host = self._host
-        if host is None:
-            return  # MAIL_SUPPRESS_SEND
-        host.deadline = deadline
-        host.data_begun = False
-        try:
-            host.sendmail(message.sender, [message.recipient], message.data)
-        except BaseException as error:
-            self._data_begun = host.data_begun
-            if not _row_only(error):  # a refusal of this row alone: smtplib reset the session
-                self.close()
-            raise
-        finally:
-            host.deadline = None
-            if host.sock is not None and host.sock.gettimeout() != host.timeout:
-                host.sock.settimeout(host.timeout)  # a kept connection: timeout alone again
-
-    def close(self) -> None:
-        host, self._host, self._open_ = self._host, None, False
-        if host is None:
-            return
-        try:
-            host.quit()
-        except (smtplib.SMTPException, OSError):
-            host.close()
-
-    def __enter__(self) -> Postman:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
 _worker_postman: Postman | None = None
 
 
@@ -333,11 +116,6 @@ def worker_postman() -> Postman:
     if _worker_postman is None:
         _worker_postman = kept_postman()
     return _worker_postman
-
-
-def kept_postman() -> Postman:
-    """A connection kept from one row to the next (``MAIL_KEEPALIVE_S``): a batch's."""
-    return Postman(float(current_app.config["MAIL_KEEPALIVE_S"]))
 
 
 def backoff(attempts: int) -> timedelta:
@@ -876,7 +654,7 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
     global _failed_since_success
     now = utcnow()
     message = f"{type(error).__name__}: {error}"[:2000]
-    refused = _permanent(error)
+    refused = permanent_refusal(error)
     give_up = timedelta(hours=float(current_app.config["MAIL_GIVE_UP_AFTER_H"]))
     ours = {"row_id": claim.id, "claim_attempts": claim.attempts}
     if refused is not None:
@@ -890,7 +668,7 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
     else:
         # A temporary refusal of this row alone (greylisting, a full mailbox) says nothing of
         # the server: the next success must not make the row due again at once.
-        _failed_since_success = _failed_since_success or not _row_only(error)
+        _failed_since_success = _failed_since_success or not row_only(error)
         outcome, reason = Outcome.RETRY, message
         next_attempt = now + backoff(claim.attempts)
         statement, params = _REQUEUE, {**ours, "error": message, "next_attempt": next_attempt}
@@ -912,19 +690,6 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
     return outcome, reason, True
 
 
-def _row_only(error: BaseException) -> bool:
-    """Whether ``error`` is about this row alone (its recipient or its message refused, for now
-    or for good), the server answering otherwise: the next rows may go on. A lost or timed-out
-    connection, a 421 (the server closes the session), a refused sender or login, the lease
-    nearly over: the server (or this worker) as a whole, so a batch stops there."""
-    if isinstance(error, smtplib.SMTPRecipientsRefused):
-        codes = [code for code, _ in error.recipients.values()]
-        return bool(codes) and 421 not in codes
-    if isinstance(error, smtplib.SMTPDataError):
-        return error.smtp_code != 421
-    return False
-
-
 def _attempt(
     claim: Claim, postman: Postman, recorder: _Recorder | None = None
 ) -> tuple[Outcome, str | None, bool]:
@@ -941,7 +706,7 @@ def _attempt(
         postman.send(message, deadline=claim.deadline)
     except (smtplib.SMTPException, OSError) as error:
         outcome, reason, recorded = _not_sent(claim, error)
-        return outcome, reason, recorded and _row_only(error)
+        return outcome, reason, recorded and row_only(error)
     if recorder is None:
         return Outcome.SENT, None, _sent(claim)
     recorder.accepted(claim)
@@ -1027,7 +792,7 @@ def _send_claims(
     """Send claimed rows one after the other over ``postman``, each ``sent`` recorded by
     ``recorder`` as soon as it can while the next one goes (a failure: recorded at once). A row
     not started before half its lease went by is released with the rest (returned: claim them
-    again); at a failure that is not the row's own (``_row_only``) or a result not recorded, the
+    again); at a failure that is not the row's own (``row_only``) or a result not recorded, the
     rest is released and ``tally.stopped`` set."""
     for index, claim in enumerate(claims):
         if index and time.monotonic() > claim.start_by:
@@ -1055,7 +820,7 @@ def deliver_rows(
     time: committed rows whose own deliver tasks are queued behind this one, and will find them
     taken).
 
-    Stops at a failure of the server (``_row_only``): the rows claimed and not tried are given
+    Stops at a failure of the server (``row_only``): the rows claimed and not tried are given
     back (``_release``) and wait for the sweep, like the rest. A temporary refusal of one row
     (4xx) or a permanent one (5xx) is recorded on that row and the others go on."""
     own = postman is None
@@ -1108,7 +873,7 @@ def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepR
     (``Tally.claim_size``) and sent over one SMTP connection.
 
     Rows another worker holds are skipped (SKIP LOCKED). Stops at the first failure of the server
-    (``_row_only``): it is likely down (one probe per sweep), and every row keeps its own next
+    (``row_only``): it is likely down (one probe per sweep), and every row keeps its own next
     attempt time. A refusal of one recipient or message does not stop it.
     """
     report = SweepReport(reclaimed=len(reclaim_expired()))
