@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from service.db import upgrade_schema
 from service.mail import delivery
+from service.mail.delivery import claims
 from tests.service.conftest import PostgresServer
 
 SENT_ROWS = 5000
@@ -58,24 +59,25 @@ def plan(engine: sa.Engine, statement: Any, **params: Any) -> str:
 
 
 @pytest.mark.parametrize(
-    ("name", "index"),
+    ("statement", "index"),
     [
-        ("_CLAIM_DUE", "ix_outbox_queued_next_attempt_at"),
-        ("_CLAIM_NEXT_DUE", "ix_outbox_queued_next_attempt_at"),
-        ("_CLAIM_UNTRIED", "ix_outbox_queued_next_attempt_at"),
-        ("_PULL_FORWARD", "ix_outbox_queued_next_attempt_at"),
-        ("_RECLAIM", "ix_outbox_sending_claimed_at"),
+        (claims._CLAIM_DUE, "ix_outbox_queued_next_attempt_at"),
+        (claims._CLAIM_NEXT_DUE, "ix_outbox_queued_next_attempt_at"),
+        (claims._CLAIM_UNTRIED, "ix_outbox_queued_next_attempt_at"),
+        (delivery._PULL_FORWARD, "ix_outbox_queued_next_attempt_at"),
+        (claims._RECLAIM, "ix_outbox_sending_claimed_at"),
     ],
+    ids=["claim-due", "claim-next-due", "claim-untried", "pull-forward", "reclaim"],
 )
 def test_the_queue_statements_read_their_partial_index(
-    engine: sa.Engine, name: str, index: str
+    engine: sa.Engine, statement: Any, index: str
 ) -> None:
     moment = datetime(2026, 11, 25, tzinfo=UTC)
     params = {
         "claim_time": moment, "due_by": moment, "batch": 20, "expired_before": moment,
         "waiting_after": moment, "due_time": moment,
     }  # fmt: skip
-    found = plan(engine, getattr(delivery, name), **params)
+    found = plan(engine, statement, **params)
     assert f"using {index} on outbox candidate" in found, found
 
 

@@ -68,6 +68,22 @@ from flask import current_app
 from sqlmodel import Session
 
 from service.db import get_engine, session_scope
+from service.mail.delivery.claims import (
+    CLAIM_BATCH,
+    OUTBOX,
+    PICK,
+    QUEUED,
+    ROW,
+    Claim,
+    claim_due,
+    claim_listed,
+    claim_row,
+    claim_untried,
+    reclaim_expired,
+)
+from service.mail.delivery.claims import (
+    claim_next_due as claim_next_due,
+)
 from service.mail.delivery.smtp import (
     Postman,
     Wire,
@@ -78,7 +94,7 @@ from service.mail.delivery.smtp import (
 )
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
-from service.outbox.models import OutboxMessage, OutboxStatus
+from service.outbox.models import OutboxStatus
 
 logger = logging.getLogger(__name__)
 
@@ -126,174 +142,15 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(ceiling, base * 2 ** max(0, attempts - 1)))
 
 
-def lease() -> timedelta:
-    """How long a claim (``sending``) is good for: ``MAIL_SENDING_LEASE_S``.
-
-    It must exceed the longest SMTP exchange, plus the clock difference between worker hosts
-    (``claimed_at`` is the claiming worker's clock, compared with the sweeping worker's).
-    """
-    return timedelta(seconds=float(current_app.config["MAIL_SENDING_LEASE_S"]))
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A row this worker has claimed (committed as ``sending``), with what sending it needs."""
-
-    id: int
-    attempts: int
-    """The row's attempts after this claim: it tells this claim from a later one."""
-    player_id: int | None
-    recipient: str
-    recipient_name: str
-    mime: str
-    created_at: datetime
-    claimed_at: datetime
-    deadline: float
-    """``time.monotonic()`` at which the exchange stops: a tenth of the lease (at most 5 s) before
-    the lease ends, to leave time for recording the result."""
-    start_by: float = float("inf")
-    """``time.monotonic()`` after which the row, if not started yet, is released rather than
-    sent (half the lease): a batch's later rows still get most of their lease."""
-
-
-CLAIM_BATCH = 20
-"""The most rows claimed in one transaction (by a deliver task, a sweep or a drain) and sent one
-after the other over one SMTP connection: one commit for several rows, and few enough that two
-workers share a backlog and that the last row of a claim starts well within its lease."""
-
-
-# The statements of a delivery, built once (building them per call cost more than running them).
-# Core, on the table: the ORM adds nothing to single UPDATE ... RETURNING statements.
-_OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
-_ROW = _OUTBOX.c
-_CANDIDATE = _OUTBOX.alias("candidate")
-_PICK = _CANDIDATE.c
-
-
-def _status_is(status: OutboxStatus) -> Any:
-    """``candidate.status = '<status>'`` with the value written in the statement, as the partial
-    indexes' conditions say it (``QUEUED_ONLY``, ``SENDING_ONLY``): with a bound parameter
-    instead, a plan PostgreSQL keeps for the statement could not use those indexes."""
-    return _PICK.status == sa.literal(status.value, literal_execute=True)
-
-
-_QUEUED = _status_is(OutboxStatus.QUEUED)
-_SENDING = _status_is(OutboxStatus.SENDING)
-
-_CLAIMED = ("id", "attempts", "player_id", "recipient", "recipient_name", "mime", "created_at")
-"""The columns a Claim needs, in its order (after ``next_attempt_at``: claimed rows go in the
-order they became due)."""
-
-
-def _claiming(chosen: Any) -> Any:
-    """Claim the rows that ``chosen`` (a condition on the id: a locking subquery) gives: params
-    ``claim_time``."""
-    return (
-        sa.update(_OUTBOX)
-        .where(chosen)
-        .values(
-            status=OutboxStatus.SENDING,
-            claimed_at=sa.bindparam("claim_time"),
-            attempts=_ROW.attempts + 1,
-        )
-        .returning(_ROW.next_attempt_at, *(_ROW[name] for name in _CLAIMED))
-    )
-
-
-_CLAIMABLE = sa.or_(
-    _QUEUED,
-    sa.and_(
-        _SENDING,
-        _PICK.claimed_at <= sa.bindparam("expired_before"),
-    ),
-)
-"""Queued, or its claim expired."""
-
-_CLAIM_ROW = _claiming(
-    _ROW.id
-    == sa.select(_PICK.id)
-    .where(_PICK.id == sa.bindparam("row_id"), _CLAIMABLE)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-"""Claim one row if it is queued or its claim expired."""
-
-_CLAIM_LISTED = _claiming(
-    _ROW.id.in_(
-        sa.select(_PICK.id)
-        .where(_PICK.id.in_(sa.bindparam("row_ids", expanding=True)), _CLAIMABLE)
-        .order_by(_PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
-    )
-)
-"""Claim the first ``batch`` of the listed rows that are queued or whose claim expired."""
-
-_CLAIM_NEXT_DUE = _claiming(
-    _ROW.id
-    == sa.select(_PICK.id)
-    .where(_QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
-    .order_by(_PICK.next_attempt_at, _PICK.id)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-"""Claim the queued row due first (the queue's index, ``ix_outbox_queued_next_attempt_at``)."""
-
-_CLAIM_DUE = _claiming(
-    _ROW.id.in_(
-        sa.select(_PICK.id)
-        .where(_QUEUED, _PICK.next_attempt_at <= sa.bindparam("due_by"))
-        .order_by(_PICK.next_attempt_at, _PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
-    )
-)
-"""Claim the ``batch`` queued rows due first."""
-
-_CLAIM_UNTRIED = _claiming(
-    _ROW.id.in_(
-        sa.select(_PICK.id)
-        .where(_QUEUED, _PICK.attempts == 0)
-        .order_by(_PICK.next_attempt_at, _PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
-    )
-)
-"""Claim the ``batch`` oldest queued rows never tried, whatever their next attempt time (their
-own deliver tasks are on their way: those will find them taken). In the order of the queue's
-index (``ix_outbox_queued_next_attempt_at``), which is the order they were queued in."""
-
-_RECLAIM = (
-    sa.update(_OUTBOX)
-    .where(
-        _ROW.id.in_(
-            sa.select(_PICK.id)
-            .where(
-                _SENDING,
-                _PICK.claimed_at <= sa.bindparam("expired_before"),
-            )
-            .with_for_update(skip_locked=True)
-        )
-    )
-    .values(
-        status=OutboxStatus.QUEUED,
-        last_error="claim expired: the worker did not finish within the lease",
-    )
-    .returning(_ROW.id)
-)
-"""Queue again the rows left ``sending`` past the lease (``ix_outbox_sending_claimed_at``)."""
-
 _PULL_FORWARD = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(
-        _ROW.id.in_(
-            sa.select(_PICK.id)
+        ROW.id.in_(
+            sa.select(PICK.id)
             .where(
-                _QUEUED,
-                _PICK.next_attempt_at > sa.bindparam("waiting_after"),
-                _PICK.attempts > 0,
+                QUEUED,
+                PICK.next_attempt_at > sa.bindparam("waiting_after"),
+                PICK.attempts > 0,
             )
             .with_for_update(skip_locked=True)
         )
@@ -303,8 +160,8 @@ _PULL_FORWARD = (
 """Make due the queued rows that wait on a backoff (rows being claimed are skipped)."""
 
 _MARK_SENT = (
-    sa.update(_OUTBOX)
-    .where(_ROW.id == sa.bindparam("row_id"), _ROW.status != OutboxStatus.SENT)
+    sa.update(OUTBOX)
+    .where(ROW.id == sa.bindparam("row_id"), ROW.status != OutboxStatus.SENT)
     .values(status=OutboxStatus.SENT, sent_at=sa.bindparam("sent_time"), last_error=None)
 )
 """Whatever happened to the row meanwhile, the server has accepted it now."""
@@ -315,14 +172,14 @@ _MARK_SENT_SQL = (
 """``_MARK_SENT`` as psycopg takes it (``_Recorder._mark_psycopg``; the same change)."""
 
 _STILL_OURS = (
-    _ROW.id == sa.bindparam("row_id"),
-    _ROW.status == OutboxStatus.SENDING,
-    _ROW.attempts == sa.bindparam("claim_attempts"),
+    ROW.id == sa.bindparam("row_id"),
+    ROW.status == OutboxStatus.SENDING,
+    ROW.attempts == sa.bindparam("claim_attempts"),
 )
 """The row, still under one claim (not reclaimed and claimed again since)."""
 
 _REQUEUE = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(*_STILL_OURS)
     .values(
         status=OutboxStatus.QUEUED,
@@ -332,70 +189,17 @@ _REQUEUE = (
 )
 
 _FAIL = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(*_STILL_OURS)
     .values(status=OutboxStatus.FAILED, last_error=sa.bindparam("error"))
 )
 
 _RELEASE = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(*_STILL_OURS)
-    .values(status=OutboxStatus.QUEUED, attempts=_ROW.attempts - 1)
+    .values(status=OutboxStatus.QUEUED, attempts=ROW.attempts - 1)
 )
 """Give back a claimed row that was not tried: queued as it was before the claim."""
-
-
-def _claim_all(statement: Any, **params: Any) -> list[Claim]:
-    """Run a claiming statement in one short transaction; the Claims, due first."""
-    now = utcnow()
-    started = time.monotonic()
-    held = lease().total_seconds()
-    # A Core connection, not an ORM session: the statement returns plain rows, and the session
-    # cost a fifth of a delivery's own CPU (py-spy, bench/mail.py).
-    with get_engine().begin() as connection:
-        found = connection.execute(statement, {"claim_time": now, **params}).all()
-    deadline = started + held - min(5.0, held / 10)
-    claims = []
-    for _, row_id, attempts, player_id, recipient, name, mime, created_at in sorted(found):
-        claims.append(Claim(
-            id=row_id, attempts=attempts, player_id=player_id, recipient=recipient,
-            recipient_name=name, mime=mime, created_at=created_at, claimed_at=now,
-            deadline=deadline, start_by=started + held / 2,
-        ))  # fmt: skip
-    return claims
-
-
-def _claim(statement: Any, **params: Any) -> Claim | None:
-    """Run a statement that claims one row at most; the Claim, or None."""
-    claims = _claim_all(statement, **params)
-    return claims[0] if claims else None
-
-
-def claim_row(outbox_id: int) -> Claim | None:
-    """Claim one row if it is queued (whatever its next attempt time) or its claim expired."""
-    return _claim(_CLAIM_ROW, row_id=outbox_id, expired_before=utcnow() - lease())
-
-
-def claim_next_due(due_by: datetime | None = None) -> Claim | None:
-    """Claim the queued row due first (``next_attempt_at`` by ``due_by``, default now)."""
-    return _claim(_CLAIM_NEXT_DUE, due_by=due_by or utcnow())
-
-
-def reclaim_expired() -> list[int]:
-    """Put back in the queue every ``sending`` row whose claim is older than the lease (its
-    worker died or lost the database), keeping its next attempt time (long past: it goes first).
-    Served by ``ix_outbox_sending_claimed_at``."""
-    with session_scope() as session:
-        ids = [
-            row_id
-            for (row_id,) in session.exec(_RECLAIM, params={"expired_before": utcnow() - lease()})
-        ]
-    if ids:
-        logger.warning(
-            "outbox rows %s were left 'sending' past the lease: queued again (same Message-ID)",
-            ids,
-        )
-    return ids
 
 
 def pull_forward() -> int:
@@ -588,7 +392,7 @@ class _Recorder:
             self._raw = engine.raw_connection()
             self._raw.driver_connection.autocommit = True
         connection = self._raw.driver_connection
-        process = _ROW.sent_at.type.bind_processor(engine.dialect)
+        process = ROW.sent_at.type.bind_processor(engine.dialect)
         rows = [
             {
                 "row_id": row["row_id"],
@@ -832,9 +636,7 @@ def deliver_rows(
         while pending and not tally.stopped:
             window = pending[:CLAIM_BATCH]  # a short IN list: a long one costs more than it saves
             size = tally.claim_size(len(window))
-            claims = _claim_all(
-                _CLAIM_LISTED, row_ids=window, batch=size, expired_before=utcnow() - lease()
-            )
+            claims = claim_listed(window, size)
             taken = {claim.id for claim in claims}
             if len(claims) < size:  # none of the others in the window can be claimed now
                 tally.skipped += len(window) - len(claims)
@@ -845,7 +647,7 @@ def deliver_rows(
             pending = sorted(pending + released)
         left = drain
         while left > 0 and not tally.stopped:
-            claims = _claim_all(_CLAIM_UNTRIED, batch=tally.claim_size(left))
+            claims = claim_untried(tally.claim_size(left))
             if not claims:
                 break
             left -= len(claims) - len(_send_claims(claims, postman, recorder, tally))
@@ -882,9 +684,7 @@ def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepR
     postman, recorder = kept_postman(), _Recorder()
     try:
         while left > 0:
-            claims = _claim_all(
-                _CLAIM_DUE, due_by=due_by or utcnow(), batch=report.claim_size(left)
-            )
+            claims = claim_due(due_by or utcnow(), report.claim_size(left))
             if not claims:
                 break
             left -= len(claims) - len(_send_claims(claims, postman, recorder, report))
