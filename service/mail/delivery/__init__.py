@@ -92,6 +92,7 @@ from service.mail.delivery.smtp import (
     permanent_refusal,
     row_only,
 )
+from service.mail.delivery.state import DeliveryState, delivery_state
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
 from service.outbox.models import OutboxStatus
@@ -123,15 +124,9 @@ class Outcome(enum.StrEnum):
     """Not queued any more (sent, failed, or claimed by another worker)."""
 
 
-_worker_postman: Postman | None = None
-
-
 def worker_postman() -> Postman:
     """The connection a worker process keeps between its deliveries (``MAIL_KEEPALIVE_S``)."""
-    global _worker_postman
-    if _worker_postman is None:
-        _worker_postman = kept_postman()
-    return _worker_postman
+    return delivery_state().worker_postman()
 
 
 def backoff(attempts: int) -> timedelta:
@@ -238,11 +233,6 @@ def _retry(what: str, attempt: Callable[[], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-# A worker process that saw a temporary failure of the server pulls the waiting rows forward at
-# its next success (rows that failed elsewhere do it themselves: their attempts are above 1).
-_failed_since_success = False
-
-
 @dataclass(frozen=True)
 class _Accepted:
     """A claimed row the server accepted (its 250), to be recorded sent."""
@@ -253,13 +243,10 @@ class _Accepted:
     """Its success follows failures: pull the waiting rows forward once it is recorded."""
 
 
-def _accept(claim: Claim) -> _Accepted:
+def _accept(claim: Claim, state: DeliveryState) -> _Accepted:
     """The server accepted ``claim`` now (decided here, in the sending thread: a failure of the
     next row must not be pulled forward by this row's record)."""
-    global _failed_since_success
-    pull = _failed_since_success or claim.attempts > 1
-    _failed_since_success = False
-    return _Accepted(claim, utcnow(), pull)
+    return _Accepted(claim, utcnow(), state.server_accepted(claim.attempts))
 
 
 _Params = list[dict[str, Any]]
@@ -271,13 +258,14 @@ def _mark_in_session(params: _Params) -> None:
 
 
 def _record_sent(
-    accepted: list[_Accepted], mark: Callable[[_Params], None] = _mark_in_session
+    accepted: list[_Accepted],
+    state: DeliveryState,
+    mark: Callable[[_Params], None] = _mark_in_session,
 ) -> bool:
     """Record rows sent (``mark``: one short transaction, tried again on database errors);
     whether that was recorded."""
     params = [{"row_id": item.claim.id, "sent_time": item.sent_time} for item in accepted]
     ids = [item.claim.id for item in accepted]
-    global _failed_since_success
     pull = any(item.pull for item in accepted)
     try:
         _retry(f"outbox rows {ids} as sent", lambda: mark(params))
@@ -287,7 +275,8 @@ def _record_sent(
             "are sent again after the lease, with the same Message-IDs",
             ids,
         )
-        _failed_since_success = _failed_since_success or pull
+        if pull:
+            state.pull_not_done()
         return False
     if pull:
         try:
@@ -300,9 +289,9 @@ def _record_sent(
     return True
 
 
-def _sent(claim: Claim) -> bool:
+def _sent(claim: Claim, state: DeliveryState) -> bool:
     """Record the row sent (its own short transaction); whether that was recorded."""
-    return _record_sent([_accept(claim)])
+    return _record_sent([_accept(claim, state)], state)
 
 
 UNRECORDED_MAX = 2
@@ -321,8 +310,9 @@ class _Recorder:
     ``UNRECORDED_MAX - 1`` rows are unrecorded, and it stops once a record failed
     (``failed``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, state: DeliveryState) -> None:
         self._app = current_app._get_current_object()  # type: ignore[attr-defined]
+        self.state = state
         self._changed = threading.Condition()
         self._waiting: list[_Accepted] = []
         self._recording = 0
@@ -334,7 +324,7 @@ class _Recorder:
 
     def accepted(self, claim: Claim) -> None:
         """The server accepted this row: record it sent as soon as possible."""
-        item = _accept(claim)
+        item = _accept(claim, self.state)
         with self._changed:
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -442,7 +432,7 @@ class _Recorder:
                 self._recording = len(group)
             recorded = False
             try:
-                recorded = _record_sent(group, self._mark)
+                recorded = _record_sent(group, self.state, self._mark)
             except BaseException:
                 logger.exception("recording outbox rows %s failed", [a.claim.id for a in group])
             finally:
@@ -452,10 +442,11 @@ class _Recorder:
                     self._changed.notify_all()
 
 
-def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
+def _not_sent(
+    claim: Claim, error: BaseException, state: DeliveryState
+) -> tuple[Outcome, str, bool]:
     """Record a failure (its own short transaction): the outcome, the reason, and whether it
     was recorded."""
-    global _failed_since_success
     now = utcnow()
     message = f"{type(error).__name__}: {error}"[:2000]
     refused = permanent_refusal(error)
@@ -472,7 +463,8 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
     else:
         # A temporary refusal of this row alone (greylisting, a full mailbox) says nothing of
         # the server: the next success must not make the row due again at once.
-        _failed_since_success = _failed_since_success or not row_only(error)
+        if not row_only(error):
+            state.server_failed()
         outcome, reason = Outcome.RETRY, message
         next_attempt = now + backoff(claim.attempts)
         statement, params = _REQUEUE, {**ours, "error": message, "next_attempt": next_attempt}
@@ -495,7 +487,7 @@ def _not_sent(claim: Claim, error: BaseException) -> tuple[Outcome, str, bool]:
 
 
 def _attempt(
-    claim: Claim, postman: Postman, recorder: _Recorder | None = None
+    claim: Claim, postman: Postman, state: DeliveryState, recorder: _Recorder | None = None
 ) -> tuple[Outcome, str | None, bool]:
     """Send one claimed row and record the result (``sent`` through ``recorder`` if given): the
     outcome, the error, and whether the next rows of a batch may follow (the result recorded,
@@ -504,15 +496,15 @@ def _attempt(
     try:
         message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
     except UnicodeError as error:  # no server could take this row: failed, the batch goes on
-        outcome, reason, recorded = _not_sent(claim, error)
+        outcome, reason, recorded = _not_sent(claim, error, state)
         return outcome, reason, recorded
     try:
         postman.send(message, deadline=claim.deadline)
     except (smtplib.SMTPException, OSError) as error:
-        outcome, reason, recorded = _not_sent(claim, error)
+        outcome, reason, recorded = _not_sent(claim, error, state)
         return outcome, reason, recorded and row_only(error)
     if recorder is None:
-        return Outcome.SENT, None, _sent(claim)
+        return Outcome.SENT, None, _sent(claim, state)
     recorder.accepted(claim)
     return Outcome.SENT, None, True
 
@@ -520,7 +512,7 @@ def _attempt(
 def send_claimed(claim: Claim, postman: Postman) -> Outcome:
     """Send a claimed row with no transaction open, then record the result (short commits).
     Raises nothing for SMTP trouble: the outcome says what happened."""
-    return _attempt(claim, postman)[0]
+    return _attempt(claim, postman, delivery_state())[0]
 
 
 def deliver_one(outbox_id: int, postman: Postman | None = None) -> Outcome:
@@ -532,7 +524,7 @@ def deliver_one(outbox_id: int, postman: Postman | None = None) -> Outcome:
         claim = claim_row(outbox_id)
         if claim is None:
             return Outcome.SKIPPED
-        outcome, error, _ = _attempt(claim, postman)
+        outcome, error, _ = _attempt(claim, postman, delivery_state())
     finally:
         if own:
             postman.close()
@@ -606,7 +598,7 @@ def _send_claims(
             tally.stopped = True
             _release(claims[index:], tally)
             return []
-        outcome, _, go_on = _attempt(claim, postman, recorder)
+        outcome, _, go_on = _attempt(claim, postman, recorder.state, recorder)
         tally.add(outcome)
         if not go_on:
             tally.stopped = True
@@ -629,7 +621,7 @@ def deliver_rows(
     (4xx) or a permanent one (5xx) is recorded on that row and the others go on."""
     own = postman is None
     postman = postman or kept_postman()
-    recorder = _Recorder()
+    recorder = _Recorder(delivery_state())
     tally = Tally()
     try:
         pending = sorted(set(outbox_ids))
@@ -681,7 +673,7 @@ def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepR
     report = SweepReport(reclaimed=len(reclaim_expired()))
     batch = int(current_app.config["MAIL_SWEEP_BATCH"]) if limit is None else limit
     left = batch
-    postman, recorder = kept_postman(), _Recorder()
+    postman, recorder = kept_postman(), _Recorder(delivery_state())
     try:
         while left > 0:
             claims = claim_due(due_by or utcnow(), report.claim_size(left))
