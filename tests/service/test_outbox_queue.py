@@ -11,8 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from service.db import upgrade_schema
-from service.mail import delivery
-from service.mail.delivery import claims
+from service.mail.delivery import claims, recording
 from tests.service.conftest import PostgresServer
 
 SENT_ROWS = 5000
@@ -64,7 +63,7 @@ def plan(engine: sa.Engine, statement: Any, **params: Any) -> str:
         (claims._CLAIM_DUE, "ix_outbox_queued_next_attempt_at"),
         (claims._CLAIM_NEXT_DUE, "ix_outbox_queued_next_attempt_at"),
         (claims._CLAIM_UNTRIED, "ix_outbox_queued_next_attempt_at"),
-        (delivery._PULL_FORWARD, "ix_outbox_queued_next_attempt_at"),
+        (recording._PULL_FORWARD, "ix_outbox_queued_next_attempt_at"),
         (claims._RECLAIM, "ix_outbox_sending_claimed_at"),
     ],
     ids=["claim-due", "claim-next-due", "claim-untried", "pull-forward", "reclaim"],
