@@ -61,12 +61,11 @@ def plan(engine: sa.Engine, statement: Any, **params: Any) -> str:
     ("statement", "index"),
     [
         (claims._CLAIM_DUE, "ix_outbox_queued_next_attempt_at"),
-        (claims._CLAIM_NEXT_DUE, "ix_outbox_queued_next_attempt_at"),
         (claims._CLAIM_UNTRIED, "ix_outbox_queued_next_attempt_at"),
         (recording._PULL_FORWARD, "ix_outbox_queued_next_attempt_at"),
         (claims._RECLAIM, "ix_outbox_sending_claimed_at"),
     ],
-    ids=["claim-due", "claim-next-due", "claim-untried", "pull-forward", "reclaim"],
+    ids=["claim-due", "claim-untried", "pull-forward", "reclaim"],
 )
 def test_the_queue_statements_read_their_partial_index(
     engine: sa.Engine, statement: Any, index: str

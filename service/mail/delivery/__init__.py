@@ -18,7 +18,7 @@ the worker talks to the SMTP server:
    time, and a row not started within half its lease is given back (``_release``: queued as
    before its claim).
 3. **Record** each result in a short transaction: ``sent`` right after the server's 250, by a
-   recorder thread (``_Recorder``) while the worker goes on with the next row (tried again a
+   recorder thread (``Recorder``) while the worker goes on with the next row (tried again a
    few times on a database error: it is idempotent); back to ``queued`` with its next attempt
    time after a temporary failure; ``failed`` after a permanent 5xx (and the address marked
    bouncing), both at once, before the next row. A refusal of one row (4xx or 5xx to its
@@ -65,7 +65,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import current_app
 
-from service.db import get_engine, session_scope
+from service.db import get_engine
 from service.mail.delivery.claims import (
     CLAIM_BATCH,
     OUTBOX,
@@ -73,12 +73,8 @@ from service.mail.delivery.claims import (
     Claim,
     claim_due,
     claim_listed,
-    claim_row,
     claim_untried,
     reclaim_expired,
-)
-from service.mail.delivery.claims import (
-    claim_next_due as claim_next_due,
 )
 from service.mail.delivery.recording import (
     DB_ERRORS,
@@ -102,10 +98,6 @@ from service.outbox.models import OutboxStatus
 logger = logging.getLogger(__name__)
 
 
-class TransientMailError(Exception):
-    """The SMTP server is unreachable or said "try later" (4xx): the row waits for the sweep."""
-
-
 def worker_postman() -> Postman:
     """The connection a worker process keeps between its deliveries (``MAIL_KEEPALIVE_S``)."""
     return delivery_state().worker_postman()
@@ -121,7 +113,7 @@ _MARK_SENT_SQL = (
     f"UPDATE outbox SET status='{OutboxStatus.SENT.value}', sent_at=%(sent_time)s, "
     f"last_error=NULL WHERE id=%(row_id)s AND status <> '{OutboxStatus.SENT.value}'"
 )
-"""``_MARK_SENT`` as psycopg takes it (``_Recorder._mark_psycopg``; the same change)."""
+"""``_MARK_SENT`` as psycopg takes it (``Recorder._mark_psycopg``; the same change)."""
 
 
 @dataclass(frozen=True)
@@ -143,15 +135,10 @@ def _accept(claim: Claim, state: DeliveryState) -> _Accepted:
 _Params = list[dict[str, Any]]
 
 
-def _mark_in_session(params: _Params) -> None:
-    with session_scope() as session:
-        session.exec(_MARK_SENT, params=params)
-
-
 def _record_sent(
     accepted: list[_Accepted],
     state: DeliveryState,
-    mark: Callable[[_Params], None] = _mark_in_session,
+    mark: Callable[[_Params], None],
 ) -> bool:
     """Record rows sent (``mark``: one short transaction, tried again on database errors);
     whether that was recorded."""
@@ -180,11 +167,6 @@ def _record_sent(
     return True
 
 
-def _sent(claim: Claim, state: DeliveryState) -> bool:
-    """Record the row sent (its own short transaction); whether that was recorded."""
-    return _record_sent([_accept(claim, state)], state)
-
-
 UNRECORDED_MAX = 2
 """The most rows of a batch in the window of a repeat at one moment: the row being sent and the
 rows the server accepted before it whose ``sent`` is not committed yet (before each row the
@@ -192,7 +174,7 @@ worker waits until at most ``UNRECORDED_MAX - 1`` are). 2: one row's ``sent`` is
 the next row goes."""
 
 
-class _Recorder:
+class Recorder:
     """Records ``sent`` for a batch's rows in a thread of its own, so that the commit of one
     row's result (a round trip to the database and a disk flush) overlaps the SMTP
     exchange of the next row instead of following it. Each row goes in the first transaction
@@ -333,51 +315,22 @@ class _Recorder:
                     self._changed.notify_all()
 
 
-def _attempt(
-    claim: Claim, postman: Postman, state: DeliveryState, recorder: _Recorder | None = None
-) -> tuple[Outcome, str | None, bool]:
-    """Send one claimed row and record the result (``sent`` through ``recorder`` if given): the
-    outcome, the error, and whether the next rows of a batch may follow (the result recorded,
-    and no failure of the server)."""
+def _attempt(claim: Claim, postman: Postman, recorder: Recorder) -> tuple[Outcome, bool]:
+    """Send one claimed row and record the result (``sent`` through ``recorder``): the outcome,
+    and whether the next rows of a batch may follow (the result recorded, and no failure of the
+    server)."""
     sender = envelope_address(current_app.config["MAIL_DEFAULT_SENDER"])  # a setting: raises
     try:
         message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
     except UnicodeError as error:  # no server could take this row: failed, the batch goes on
-        outcome, reason, recorded = record_failure(claim, error, state)
-        return outcome, reason, recorded
+        return record_failure(claim, error, recorder.state)
     try:
         postman.send(message, deadline=claim.deadline)
     except (smtplib.SMTPException, OSError) as error:
-        outcome, reason, recorded = record_failure(claim, error, state)
-        return outcome, reason, recorded and row_only(error)
-    if recorder is None:
-        return Outcome.SENT, None, _sent(claim, state)
+        outcome, recorded = record_failure(claim, error, recorder.state)
+        return outcome, recorded and row_only(error)
     recorder.accepted(claim)
-    return Outcome.SENT, None, True
-
-
-def send_claimed(claim: Claim, postman: Postman) -> Outcome:
-    """Send a claimed row with no transaction open, then record the result (short commits).
-    Raises nothing for SMTP trouble: the outcome says what happened."""
-    return _attempt(claim, postman, delivery_state())[0]
-
-
-def deliver_one(outbox_id: int, postman: Postman | None = None) -> Outcome:
-    """Send one outbox row if it is still queued (or its claim expired). Raises
-    TransientMailError after recording a temporary failure on the row (the sweep retries it)."""
-    own = postman is None
-    postman = postman or Postman()
-    try:
-        claim = claim_row(outbox_id)
-        if claim is None:
-            return Outcome.SKIPPED
-        outcome, error, _ = _attempt(claim, postman, delivery_state())
-    finally:
-        if own:
-            postman.close()
-    if outcome is Outcome.RETRY:
-        raise TransientMailError(error or "temporary failure")
-    return outcome
+    return Outcome.SENT, True
 
 
 @dataclass
@@ -409,8 +362,8 @@ class Tally:
             self.retry += 1
 
 
-def _send_claims(
-    claims: list[Claim], postman: Postman, recorder: _Recorder, tally: Tally
+def send_claims(
+    claims: list[Claim], postman: Postman, recorder: Recorder, tally: Tally
 ) -> list[int]:
     """Send claimed rows one after the other over ``postman``, each ``sent`` recorded by
     ``recorder`` as soon as it can while the next one goes (a failure: recorded at once). A row
@@ -425,7 +378,7 @@ def _send_claims(
             tally.stopped = True
             tally.released += release(claims[index:])
             return []
-        outcome, _, go_on = _attempt(claim, postman, recorder.state, recorder)
+        outcome, go_on = _attempt(claim, postman, recorder)
         tally.add(outcome)
         if not go_on:
             tally.stopped = True
@@ -448,7 +401,7 @@ def deliver_rows(
     (4xx) or a permanent one (5xx) is recorded on that row and the others go on."""
     own = postman is None
     postman = postman or kept_postman()
-    recorder = _Recorder(delivery_state())
+    recorder = Recorder(delivery_state())
     tally = Tally()
     try:
         pending = sorted(set(outbox_ids))
@@ -462,14 +415,14 @@ def deliver_rows(
                 pending = pending[len(window) :]
             else:
                 pending = [row_id for row_id in pending if row_id not in taken]
-            released = _send_claims(claims, postman, recorder, tally)
+            released = send_claims(claims, postman, recorder, tally)
             pending = sorted(pending + released)
         left = drain
         while left > 0 and not tally.stopped:
             claims = claim_untried(tally.claim_size(left))
             if not claims:
                 break
-            left -= len(claims) - len(_send_claims(claims, postman, recorder, tally))
+            left -= len(claims) - len(send_claims(claims, postman, recorder, tally))
     finally:
         if not recorder.close():
             tally.stopped = True
@@ -500,13 +453,13 @@ def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepR
     report = SweepReport(reclaimed=len(reclaim_expired()))
     batch = int(current_app.config["MAIL_SWEEP_BATCH"]) if limit is None else limit
     left = batch
-    postman, recorder = kept_postman(), _Recorder(delivery_state())
+    postman, recorder = kept_postman(), Recorder(delivery_state())
     try:
         while left > 0:
             claims = claim_due(due_by or utcnow(), report.claim_size(left))
             if not claims:
                 break
-            left -= len(claims) - len(_send_claims(claims, postman, recorder, report))
+            left -= len(claims) - len(send_claims(claims, postman, recorder, report))
             if report.stopped:
                 break
         else:

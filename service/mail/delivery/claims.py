@@ -105,16 +105,6 @@ _CLAIMABLE = sa.or_(
 )
 """Queued, or its claim expired."""
 
-_CLAIM_ROW = _claiming(
-    ROW.id
-    == sa.select(PICK.id)
-    .where(PICK.id == sa.bindparam("row_id"), _CLAIMABLE)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-"""Claim one row if it is queued or its claim expired."""
-
 _CLAIM_LISTED = _claiming(
     ROW.id.in_(
         sa.select(PICK.id)
@@ -125,17 +115,6 @@ _CLAIM_LISTED = _claiming(
     )
 )
 """Claim the first ``batch`` of the listed rows that are queued or whose claim expired."""
-
-_CLAIM_NEXT_DUE = _claiming(
-    ROW.id
-    == sa.select(PICK.id)
-    .where(QUEUED, PICK.next_attempt_at <= sa.bindparam("due_by"))
-    .order_by(PICK.next_attempt_at, PICK.id)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-"""Claim the queued row due first (the queue's index, ``ix_outbox_queued_next_attempt_at``)."""
 
 _CLAIM_DUE = _claiming(
     ROW.id.in_(
@@ -200,22 +179,6 @@ def _claim_all(statement: Any, **params: Any) -> list[Claim]:
             deadline=deadline, start_by=started + held / 2,
         ))  # fmt: skip
     return claims
-
-
-def _claim(statement: Any, **params: Any) -> Claim | None:
-    """Run a statement that claims one row at most; the Claim, or None."""
-    claims = _claim_all(statement, **params)
-    return claims[0] if claims else None
-
-
-def claim_row(outbox_id: int) -> Claim | None:
-    """Claim one row if it is queued (whatever its next attempt time) or its claim expired."""
-    return _claim(_CLAIM_ROW, row_id=outbox_id, expired_before=utcnow() - lease())
-
-
-def claim_next_due(due_by: datetime | None = None) -> Claim | None:
-    """Claim the queued row due first (``next_attempt_at`` by ``due_by``, default now)."""
-    return _claim(_CLAIM_NEXT_DUE, due_by=due_by or utcnow())
 
 
 def reclaim_expired() -> list[int]:

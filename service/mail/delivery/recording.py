@@ -142,9 +142,9 @@ def retry_on_db_errors(what: str, attempt: Callable[[], _T]) -> _T:
 
 def record_failure(
     claim: Claim, error: BaseException, state: DeliveryState
-) -> tuple[Outcome, str, bool]:
-    """Record a failure (its own short transaction): the outcome, the reason, and whether it
-    was recorded."""
+) -> tuple[Outcome, bool]:
+    """Record a failure (its own short transaction): the outcome, and whether it was
+    recorded."""
     now = utcnow()
     message = f"{type(error).__name__}: {error}"[:2000]
     refused = permanent_refusal(error)
@@ -155,7 +155,7 @@ def record_failure(
         statement, params = _FAIL, {**ours, "error": reason}
         logger.warning("outbox row %s refused for good: %s", claim.id, reason)
     elif now - claim.created_at > give_up:
-        outcome, reason = Outcome.FAILED, message
+        outcome = Outcome.FAILED
         statement, params = _FAIL, {**ours, "error": message}
         logger.error("outbox row %s given up after %s attempts", claim.id, claim.attempts)
     else:
@@ -163,7 +163,7 @@ def record_failure(
         # the server: the next success must not make the row due again at once.
         if not row_only(error):
             state.server_failed()
-        outcome, reason = Outcome.RETRY, message
+        outcome = Outcome.RETRY
         next_attempt = now + backoff(claim.attempts)
         statement, params = _REQUEUE, {**ours, "error": message, "next_attempt": next_attempt}
         logger.info("outbox row %s not sent yet (%s)", claim.id, message)
@@ -180,8 +180,8 @@ def record_failure(
             "could not record the result of outbox row %s: it is tried again after the lease",
             claim.id,
         )
-        return outcome, reason, False
-    return outcome, reason, True
+        return outcome, False
+    return outcome, True
 
 
 def release(claims: list[Claim]) -> int:
