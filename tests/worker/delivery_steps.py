@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from service.mail.delivery import Outcome, Postman, Recorder, Tally, deliver_rows, send_claims
+from service.mail.delivery import Outcome, Postman, Tally, deliver_rows, send_claims
 from service.mail.delivery.claims import Claim, claim_due, claim_listed
+from service.mail.delivery.recorder import Recorder
 from service.mail.delivery.state import delivery_state
 from service.models import utcnow
 
