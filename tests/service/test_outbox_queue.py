@@ -11,7 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from service.db import upgrade_schema
-from service.mail.delivery import claims, recording
+from service.mail.delivery import claims, recorder, recording
+from service.outbox.models import OutboxStatus
 from tests.service.conftest import PostgresServer
 
 SENT_ROWS = 5000
@@ -77,6 +78,26 @@ def test_the_queue_statements_read_their_partial_index(
     }  # fmt: skip
     found = plan(engine, statement, **params)
     assert f"using {index} on outbox candidate" in found, found
+
+
+def test_the_sent_mark_is_one_statement_on_either_path(engine: sa.Engine) -> None:
+    """The recorder's straight psycopg path sends the very text SQLAlchemy sends for the mark."""
+    text, constants = recorder._driver_statement(engine.dialect)
+    moment = datetime(2026, 11, 25, tzinfo=UTC)
+    sent: list[str] = []
+
+    def keep(_conn: Any, _cursor: Any, sql: str, *_rest: Any) -> None:
+        sent.append(sql)
+
+    with engine.connect() as connection:
+        sa.event.listen(connection, "before_cursor_execute", keep)
+        with connection.begin() as transaction:
+            connection.execute(recorder._MARK_SENT, {"row_id": -1, "sent_time": moment})
+            transaction.rollback()
+    assert sent == [text]
+    assert constants == {
+        "status": OutboxStatus.SENT, "last_error": None, "status_1": OutboxStatus.SENT
+    }  # fmt: skip
 
 
 def test_the_bodies_lie_out_of_line(engine: sa.Engine) -> None:

@@ -6,6 +6,7 @@ on a backoff due at once (``recording.pull_forward``)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -32,11 +33,17 @@ _MARK_SENT = (
     .values(status=OutboxStatus.SENT, sent_at=sa.bindparam("sent_time"), last_error=None)
 )
 """Whatever happened to the row meanwhile, the server has accepted it now."""
-_MARK_SENT_SQL = (
-    f"UPDATE outbox SET status='{OutboxStatus.SENT.value}', sent_at=%(sent_time)s, "
-    f"last_error=NULL WHERE id=%(row_id)s AND status <> '{OutboxStatus.SENT.value}'"
-)
-"""``_MARK_SENT`` as psycopg takes it (``Recorder._mark_psycopg``; the same change)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _driver_statement(dialect: sa.Dialect) -> tuple[str, dict[str, Any]]:
+    """``_MARK_SENT`` as the driver takes it (``Recorder._mark_psycopg``), compiled once: its
+    text, and the values of its parameters but ``row_id`` and ``sent_time``."""
+    compiled = _MARK_SENT.compile(dialect=dialect)
+    values = compiled.construct_params({"row_id": 0, "sent_time": None})
+    return compiled.string, {
+        name: value for name, value in values.items() if name not in ("row_id", "sent_time")
+    }
 
 
 @dataclass(frozen=True)
@@ -166,10 +173,10 @@ class Recorder:
             raise
 
     def _mark_psycopg(self, engine: sa.Engine, params: _Params) -> None:
-        """``_MARK_SENT_SQL`` straight on psycopg: the recorder holds the interpreter lock little
-        more than half as long as through SQLAlchemy's execution, and the sender, which needs it
-        at each SMTP reply, waits less (bench/mail.py). Database errors come out as
-        SQLAlchemy's, as from ``_mark``.
+        """``_MARK_SENT`` straight on psycopg, compiled once (``_driver_statement``): the recorder
+        holds the interpreter lock little more than half as long as through SQLAlchemy's
+        execution, and the sender, which needs it at each SMTP reply, waits less (bench/mail.py).
+        Database errors come out as SQLAlchemy's, as from ``_mark``.
 
         The connection is in autocommit while the recorder has it: each mark is one statement,
         its own transaction, in one round trip instead of three (BEGIN, UPDATE, COMMIT). Several
@@ -179,8 +186,10 @@ class Recorder:
             self._raw.driver_connection.autocommit = True
         connection = self._raw.driver_connection
         process = ROW.sent_at.type.bind_processor(engine.dialect)
+        text, constants = _driver_statement(engine.dialect)
         rows = [
             {
+                **constants,
                 "row_id": row["row_id"],
                 "sent_time": process(row["sent_time"]) if process else row["sent_time"],
             }
@@ -190,13 +199,13 @@ class Recorder:
         try:
             with connection.cursor() as cursor:
                 if len(rows) == 1:
-                    cursor.execute(_MARK_SENT_SQL, rows[0])
+                    cursor.execute(text, rows[0])
                 else:
-                    cursor.executemany(_MARK_SENT_SQL, rows)
+                    cursor.executemany(text, rows)
         except (dbapi.OperationalError, dbapi.InterfaceError) as error:
             self._raw.invalidate()
             self._raw = None
-            raise sa.exc.OperationalError(_MARK_SENT_SQL, rows, error) from error
+            raise sa.exc.OperationalError(text, rows, error) from error
 
     def _give_back_raw(self) -> None:
         """Return the driver's connection to the pool as the pool lent it (not in autocommit)."""
