@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from service.mail.delivery import Outcome, Postman, Tally, deliver_rows, send_claims
+from service.mail.delivery.batches import Tally, deliver_rows, send_claims
 from service.mail.delivery.claims import Claim, claim_due, claim_listed
 from service.mail.delivery.recorder import Recorder
+from service.mail.delivery.recording import Outcome
+from service.mail.delivery.smtp import Postman
 from service.mail.delivery.state import delivery_state
 from service.models import utcnow
 

@@ -2,9 +2,9 @@
 narrow window, where a repeat carries the same Message-ID and bytes.
 
 Rows go in batches: a ``deliver`` task takes the rows of one commit (and then the other rows never
-tried, ``deliver_rows``), a sweep the rows that are due, and each sends them one after the other
-over one SMTP connection. One delivery is three steps, and no database transaction is open while
-the worker talks to the SMTP server:
+tried, ``batches.deliver_rows``), a sweep the rows that are due, and each sends them one after the
+other over one SMTP connection. One delivery is three steps, and no database transaction is open
+while the worker talks to the SMTP server:
 
 1. **Claim** (one short transaction for up to ``CLAIM_BATCH`` rows; a single row until the server
    accepted one of the batch, so that a server that is down costs one row's attempt): each row,
@@ -15,10 +15,10 @@ the worker talks to the SMTP server:
 2. **Send** each row's stored bytes (``OutboxMessage.mime``, Message-ID included; never rebuilt).
    The worker stops an exchange a little before the row's lease runs out
    (``smtp.DeadlineSMTP``), so two workers never talk to the server about one row at the same
-   time, and a row not started within half its lease is given back (``_release``: queued as
-   before its claim).
+   time, and a row not started within half its lease is given back (``recording.release``:
+   queued as before its claim).
 3. **Record** each result in a short transaction: ``sent`` right after the server's 250, by a
-   recorder thread (``Recorder``) while the worker goes on with the next row (tried again a
+   recorder thread (``recorder.Recorder``) while the worker goes on with the next row (tried again a
    few times on a database error: it is idempotent); back to ``queued`` with its next attempt
    time after a temporary failure; ``failed`` after a permanent 5xx (and the address marked
    bouncing), both at once, before the next row. A refusal of one row (4xx or 5xx to its
@@ -38,203 +38,40 @@ being sent and the rows whose ``sent`` is not committed yet; the worker waits fo
 before going further): a worker lost then can have that many rows sent twice, each with its own
 Message-ID, never any other row. A worker lost at any other point leaves ``queued`` rows, or
 ``sending`` rows the server never accepted, and each is sent once, later. No email is lost: the
-sweep puts a ``sending`` row whose lease is over back in the queue (``reclaim_expired``).
+sweep puts a ``sending`` row whose lease is over back in the queue (``claims.reclaim_expired``).
 tests/worker/test_kill_points.py kills a worker at 20 points of one delivery,
 tests/worker/test_delivery_batches.py in the middle of batches.
 
-Retries. A delivery makes one attempt at a row; the beat sweep (every ``MAIL_SWEEP_EVERY_S``) is
-the only retry. After a temporary failure a row waits ``backoff`` (capped at
-``MAIL_RETRY_BACKOFF_MAX_S``); a sweep stops at its first failure of the server (one probe per
-sweep while the server is down), and the first success after failures of the server makes every
-waiting row due at once (``pull_forward``; a refusal of one recipient says nothing of the server).
-So mail flows again at most ``MAIL_RETRY_BACKOFF_MAX_S + MAIL_SWEEP_EVERY_S`` (plus the sweep's
-own run) after the server's return.
+Retries. A delivery makes one attempt at a row; the beat sweep (every ``MAIL_SWEEP_EVERY_S``) is the
+only retry. After a temporary failure a row waits ``recording.backoff`` (capped at
+``MAIL_RETRY_BACKOFF_MAX_S``); a sweep stops at its first failure of the server (one probe per sweep
+while the server is down), and the first success after failures of the server makes every waiting
+row due at once (``recording.pull_forward``; a refusal of one recipient says nothing of the server).
+So mail flows again at most ``MAIL_RETRY_BACKOFF_MAX_S + MAIL_SWEEP_EVERY_S`` (plus the sweep's own
+run) after the server's return.
+
+The parts, one concept a module: ``smtp`` (the SMTP talk: the lease-bounded client, the kept
+connection, what an SMTP error says), ``claims`` (claiming rows and taking back expired claims),
+``recorder`` (the thread that records ``sent``), ``recording`` (the other results, in short
+transactions tried again on database errors), ``batches`` (the delivery loop: ``deliver_rows``,
+``sweep``), ``state`` (what one process's deliveries share: ``DeliveryState``).
 """
 
-from __future__ import annotations
+from service.mail.delivery.batches import SweepReport, Tally, deliver_rows, sweep, worker_postman
+from service.mail.delivery.claims import Claim, reclaim_expired
+from service.mail.delivery.recorder import UNRECORDED_MAX
+from service.mail.delivery.recording import Outcome
+from service.mail.delivery.smtp import Postman
 
-import logging
-import smtplib
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
-
-from flask import current_app
-
-from service.mail.delivery.claims import (
-    CLAIM_BATCH,
-    Claim,
-    claim_due,
-    claim_listed,
-    claim_untried,
-    reclaim_expired,
-)
-from service.mail.delivery.recorder import UNRECORDED_MAX, Recorder
-from service.mail.delivery.recording import Outcome, record_failure, release
-from service.mail.delivery.smtp import Postman, Wire, envelope_address, kept_postman, row_only
-from service.mail.delivery.state import delivery_state
-from service.models import utcnow
-
-logger = logging.getLogger(__name__)
-
-
-def worker_postman() -> Postman:
-    """The connection a worker process keeps between its deliveries (``MAIL_KEEPALIVE_S``)."""
-    return delivery_state().worker_postman()
-
-
-def _attempt(claim: Claim, postman: Postman, recorder: Recorder) -> tuple[Outcome, bool]:
-    """Send one claimed row and record the result (``sent`` through ``recorder``): the outcome,
-    and whether the next rows of a batch may follow (the result recorded, and no failure of the
-    server)."""
-    sender = envelope_address(current_app.config["MAIL_DEFAULT_SENDER"])  # a setting: raises
-    try:
-        message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
-    except UnicodeError as error:  # no server could take this row: failed, the batch goes on
-        return record_failure(claim, error, recorder.state)
-    try:
-        postman.send(message, deadline=claim.deadline)
-    except (smtplib.SMTPException, OSError) as error:
-        outcome, recorded = record_failure(claim, error, recorder.state)
-        return outcome, recorded and row_only(error)
-    recorder.accepted(claim)
-    return Outcome.SENT, True
-
-
-@dataclass
-class Tally:
-    """What a deliver task or a sweep did with the rows it claimed."""
-
-    sent: int = 0
-    failed: int = 0
-    retry: int = 0
-    released: int = 0
-    """Claimed and not tried (a batch stopped, or half the lease went by): queued as before."""
-    skipped: int = 0
-    """Listed rows not claimed: sent, failed, or held by another worker."""
-    stopped: bool = False
-    """Stopped at a failure of the server or of the database: the rest waits for the sweep."""
-
-    def claim_size(self, most: int) -> int:
-        """How many rows to claim next: one until the server accepted a row of this batch (a
-        probe: a server that is down costs one row's attempt, as before batches), then up to
-        CLAIM_BATCH (at most ``most``)."""
-        return min(CLAIM_BATCH if self.sent else 1, most)
-
-    def add(self, outcome: Outcome) -> None:
-        if outcome is Outcome.SENT:
-            self.sent += 1
-        elif outcome is Outcome.FAILED:
-            self.failed += 1
-        elif outcome is Outcome.RETRY:
-            self.retry += 1
-
-
-def send_claims(
-    claims: list[Claim], postman: Postman, recorder: Recorder, tally: Tally
-) -> list[int]:
-    """Send claimed rows one after the other over ``postman``, each ``sent`` recorded by
-    ``recorder`` as soon as it can while the next one goes (a failure: recorded at once). A row
-    not started before half its lease went by is released with the rest (returned: claim them
-    again); at a failure that is not the row's own (``row_only``) or a result not recorded, the
-    rest is released and ``tally.stopped`` set."""
-    for index, claim in enumerate(claims):
-        if index and time.monotonic() > claim.start_by:
-            tally.released += release(claims[index:])
-            return [later.id for later in claims[index:]]
-        if not recorder.settle(UNRECORDED_MAX - 1):
-            tally.stopped = True
-            tally.released += release(claims[index:])
-            return []
-        outcome, go_on = _attempt(claim, postman, recorder)
-        tally.add(outcome)
-        if not go_on:
-            tally.stopped = True
-            tally.released += release(claims[index + 1 :])
-            return []
-    return []
-
-
-def deliver_rows(
-    outbox_ids: Sequence[int], postman: Postman | None = None, *, drain: int = 0
-) -> Tally:
-    """Send the listed outbox rows that are still queued (or whose claim expired), each once,
-    claimed CLAIM_BATCH at a time (``Tally.claim_size``) and sent over one SMTP connection;
-    then up to ``drain`` more rows never tried (``attempts`` 0, whatever their next attempt
-    time: committed rows whose own deliver tasks are queued behind this one, and will find them
-    taken).
-
-    Stops at a failure of the server (``row_only``): the rows claimed and not tried are given
-    back (``_release``) and wait for the sweep, like the rest. A temporary refusal of one row
-    (4xx) or a permanent one (5xx) is recorded on that row and the others go on."""
-    own = postman is None
-    postman = postman or kept_postman()
-    recorder = Recorder(delivery_state())
-    tally = Tally()
-    try:
-        pending = sorted(set(outbox_ids))
-        while pending and not tally.stopped:
-            window = pending[:CLAIM_BATCH]  # a short IN list: a long one costs more than it saves
-            size = tally.claim_size(len(window))
-            claims = claim_listed(window, size)
-            taken = {claim.id for claim in claims}
-            if len(claims) < size:  # none of the others in the window can be claimed now
-                tally.skipped += len(window) - len(claims)
-                pending = pending[len(window) :]
-            else:
-                pending = [row_id for row_id in pending if row_id not in taken]
-            released = send_claims(claims, postman, recorder, tally)
-            pending = sorted(pending + released)
-        left = drain
-        while left > 0 and not tally.stopped:
-            claims = claim_untried(tally.claim_size(left))
-            if not claims:
-                break
-            left -= len(claims) - len(send_claims(claims, postman, recorder, tally))
-    finally:
-        if not recorder.close():
-            tally.stopped = True
-        if own:
-            postman.close()
-    return tally
-
-
-@dataclass
-class SweepReport(Tally):
-    """What one sweep did."""
-
-    reclaimed: int = 0
-    """Rows left ``sending`` past the lease, queued again (and sent by this sweep if due)."""
-    more: bool = False
-    """The sweep stopped at its batch size: more rows may be due."""
-
-
-def sweep(limit: int | None = None, *, due_by: datetime | None = None) -> SweepReport:
-    """Queue again the rows whose claim expired, then send queued rows whose ``next_attempt_at``
-    has come (by ``due_by``, default now), oldest first, claimed CLAIM_BATCH at a time
-    (``Tally.claim_size``) and sent over one SMTP connection.
-
-    Rows another worker holds are skipped (SKIP LOCKED). Stops at the first failure of the server
-    (``row_only``): it is likely down (one probe per sweep), and every row keeps its own next
-    attempt time. A refusal of one recipient or message does not stop it.
-    """
-    report = SweepReport(reclaimed=len(reclaim_expired()))
-    batch = int(current_app.config["MAIL_SWEEP_BATCH"]) if limit is None else limit
-    left = batch
-    postman, recorder = kept_postman(), Recorder(delivery_state())
-    try:
-        while left > 0:
-            claims = claim_due(due_by or utcnow(), report.claim_size(left))
-            if not claims:
-                break
-            left -= len(claims) - len(send_claims(claims, postman, recorder, report))
-            if report.stopped:
-                break
-        else:
-            report.more = batch > 0
-    finally:
-        if not recorder.close():
-            report.stopped = True
-        postman.close()
-    return report
+__all__ = [
+    "UNRECORDED_MAX",
+    "Claim",
+    "Outcome",
+    "Postman",
+    "SweepReport",
+    "Tally",
+    "deliver_rows",
+    "reclaim_expired",
+    "sweep",
+    "worker_postman",
+]

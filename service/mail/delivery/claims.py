@@ -58,12 +58,15 @@ after the other over one SMTP connection: one commit for several rows, and few e
 workers share a backlog and that the last row of a claim starts well within its lease."""
 
 
-# The statements of a delivery, built once (building them per call cost more than running them).
-# Core, on the table: the ORM adds nothing to single UPDATE ... RETURNING statements.
+# The statements of a delivery (here and in ``recording``, ``recorder``), built once (building
+# them per call cost more than running them). Core, on the table: the ORM adds nothing to single
+# UPDATE ... RETURNING statements.
 OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
 ROW = OUTBOX.c
+"""The columns of the rows a statement changes."""
 _CANDIDATE = OUTBOX.alias("candidate")
 PICK = _CANDIDATE.c
+"""The columns of the rows a statement's locking subquery picks."""
 
 
 def _status_is(status: OutboxStatus) -> Any:
@@ -74,6 +77,7 @@ def _status_is(status: OutboxStatus) -> Any:
 
 
 QUEUED = _status_is(OutboxStatus.QUEUED)
+"""A picked row is queued (the condition of ``ix_outbox_queued_next_attempt_at``)."""
 _SENDING = _status_is(OutboxStatus.SENDING)
 
 _CLAIMED = ("id", "attempts", "player_id", "recipient", "recipient_name", "mime", "created_at")
