@@ -151,7 +151,7 @@ def test_the_pages_say_when_the_computer_will_play(app: Flask) -> None:
         public = f"/games/{store.get_game(session, game_id).public_id}"
     app.config["CLOCK_NOW"] = the_game(app, game_id).turn_started_at
     assert "Computer (random) will play in about 5 minutes." in page_text(client, private)
-    assert "is to move and will play in about 5 minutes." in page_text(client, public)
+    assert "Computer (random) will play in about 5 minutes." in page_text(client, public)
     app.config["CLOCK_NOW"] += timedelta(minutes=4)
     # The page tells the time left, never an old answer from the browser's cache.
     assert "Computer (random) will play in about 1 minute." in page_text(client, private)

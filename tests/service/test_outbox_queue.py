@@ -11,8 +11,9 @@ import pytest
 import sqlalchemy as sa
 
 from service.db import upgrade_schema
-from service.mail import delivery
+from service.mail.delivery import claims, recorder, recording
 from service.outbox import prune
+from service.outbox.models import OutboxStatus
 from tests.service.conftest import PostgresServer
 
 SENT_ROWS = 5000
@@ -59,25 +60,45 @@ def plan(engine: sa.Engine, statement: Any, **params: Any) -> str:
 
 
 @pytest.mark.parametrize(
-    ("name", "index"),
+    ("statement", "index"),
     [
-        ("_CLAIM_DUE", "ix_outbox_queued_next_attempt_at"),
-        ("_CLAIM_NEXT_DUE", "ix_outbox_queued_next_attempt_at"),
-        ("_CLAIM_UNTRIED", "ix_outbox_queued_next_attempt_at"),
-        ("_PULL_FORWARD", "ix_outbox_queued_next_attempt_at"),
-        ("_RECLAIM", "ix_outbox_sending_claimed_at"),
+        (claims._CLAIM_DUE, "ix_outbox_queued_next_attempt_at"),
+        (claims._CLAIM_UNTRIED, "ix_outbox_queued_next_attempt_at"),
+        (recording._PULL_FORWARD, "ix_outbox_queued_next_attempt_at"),
+        (claims._RECLAIM, "ix_outbox_sending_claimed_at"),
     ],
+    ids=["claim-due", "claim-untried", "pull-forward", "reclaim"],
 )
 def test_the_queue_statements_read_their_partial_index(
-    engine: sa.Engine, name: str, index: str
+    engine: sa.Engine, statement: Any, index: str
 ) -> None:
     moment = datetime(2026, 11, 25, tzinfo=UTC)
     params = {
         "claim_time": moment, "due_by": moment, "batch": 20, "expired_before": moment,
         "waiting_after": moment, "due_time": moment,
     }  # fmt: skip
-    found = plan(engine, getattr(delivery, name), **params)
+    found = plan(engine, statement, **params)
     assert f"using {index} on outbox candidate" in found, found
+
+
+def test_the_sent_mark_is_one_statement_on_either_path(engine: sa.Engine) -> None:
+    """The recorder's straight psycopg path sends the very text SQLAlchemy sends for the mark."""
+    text, constants = recorder._driver_statement(engine.dialect)
+    moment = datetime(2026, 11, 25, tzinfo=UTC)
+    sent: list[str] = []
+
+    def keep(_conn: Any, _cursor: Any, sql: str, *_rest: Any) -> None:
+        sent.append(sql)
+
+    with engine.connect() as connection:
+        sa.event.listen(connection, "before_cursor_execute", keep)
+        with connection.begin() as transaction:
+            connection.execute(recorder._MARK_SENT, {"row_id": -1, "sent_time": moment})
+            transaction.rollback()
+    assert sent == [text]
+    assert constants == {
+        "status": OutboxStatus.SENT, "last_error": None, "status_1": OutboxStatus.SENT
+    }  # fmt: skip
 
 
 def test_the_bodies_lie_out_of_line(engine: sa.Engine) -> None:

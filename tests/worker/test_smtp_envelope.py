@@ -1,5 +1,6 @@
 """The envelope the worker sends (MAIL FROM, RCPT TO): the lines smtplib's own client would send,
-though a plain address is quoted without parsing it again (service.mail.delivery._SMTP)."""
+though a plain address is quoted without parsing it again
+(``service.mail.delivery.smtp.DeadlineSMTP``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.mail.delivery import _PLAIN_ADDRESS, _SMTP, Postman, Wire, envelope_address
+from service.mail.delivery.smtp import PLAIN_ADDRESS, DeadlineSMTP, Postman, Wire, envelope_address
 from tests.service.conftest import make_test_app
 from tests.worker.conftest import SMTPServer, wait_for
 
@@ -35,17 +36,17 @@ def _commands(client: type[smtplib.SMTP], address: str, options: tuple[str, ...]
 
 
 ADDRESSES = st.one_of(
-    st.from_regex(_PLAIN_ADDRESS, fullmatch=True),
+    st.from_regex(PLAIN_ADDRESS, fullmatch=True),
     st.text(max_size=30),
     st.builds(lambda name, plain: f"{name} <{plain}>", st.text(max_size=8),
-              st.from_regex(_PLAIN_ADDRESS, fullmatch=True)),
+              st.from_regex(PLAIN_ADDRESS, fullmatch=True)),
 )  # fmt: skip
 OPTIONS = st.sampled_from([(), ("size=2734",), ("size=1", "BODY=8BITMIME")])
 
 
 @given(address=ADDRESSES, options=OPTIONS)
 def test_the_envelope_lines_are_smtplibs_own(address: str, options: tuple[str, ...]) -> None:
-    assert _commands(_SMTP, address, options) == _commands(smtplib.SMTP, address, options)
+    assert _commands(DeadlineSMTP, address, options) == _commands(smtplib.SMTP, address, options)
 
 
 def test_plain_and_international_addresses_arrive_as_sent(
