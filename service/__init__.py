@@ -58,6 +58,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         errors,
         health,
         limits,
+        local_only,
         security_headers,
         templating,
     )
@@ -77,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     conditional.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
+    local_only.init_app(app)
     app.register_blueprint(errors.bp)
     app.register_blueprint(lobby_bp)
     app.register_blueprint(play_bp)

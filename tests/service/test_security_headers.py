@@ -14,9 +14,7 @@ from service import tokens
 from service.db import get_engine, session_scope
 from service.models import Game, Player, Seat
 from service.outbox.signed import MailPurpose, make_token
-from tests.service.conftest import make_test_app
-
-GOOD_KEY = "p" * 48
+from tests.service.conftest import PRODUCTION_SETTINGS, make_test_app
 
 
 def _csp(response: object) -> dict[str, str]:
@@ -63,12 +61,7 @@ def test_style_sheet_is_cached_by_its_content_hash(client: FlaskClient) -> None:
 
 def test_hsts_only_in_production(client: FlaskClient, database_url: str) -> None:
     assert "Strict-Transport-Security" not in client.get("/healthz").headers
-    app: Flask = make_test_app(
-        database_url,
-        APP_ENV="production",
-        SECRET_KEY=GOOD_KEY,
-        BASE_URL="https://battleline.example",
-    )
+    app: Flask = make_test_app(database_url, **PRODUCTION_SETTINGS)
     try:
         response = app.test_client().get("/healthz")
         assert response.headers["Strict-Transport-Security"].startswith("max-age=31536000")
