@@ -104,6 +104,8 @@ class Player(SQLModel, table=True):
     """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Bumped to revoke every "my games" link of this player."""
+    session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """In every sign-in cookie (``service.signin``): bumped to end every sign-in of this player."""
     digest_sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     """When this player's last daily digest was sent (``preferences["digest"]``)."""
     computer: str | None = Field(default=None, max_length=16)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -18,7 +19,7 @@ from service.db import session_scope
 from service.games import store
 from service.games.state import apply_moves
 from service.games.store import LogEntry
-from service.outbox import MailKind
+from service.outbox import MailKind, notice_days
 from service.outbox.addresses import mark_bouncing
 from service.present.claims import deciding_flags
 from service.present.move_list import by_turn, entry_turns
@@ -246,6 +247,27 @@ def test_unsubscribing_says_what_happens_and_tells_the_opponent(
         assert bob_turn.player_id is not None
         mark_bouncing(session, bob_turn.player_id, "550 no such user")
     assert len(rows(app, kind=MailKind.SEAT_UNREACHABLE)) == 1
+
+
+def test_unsubscribing_and_undoing_cannot_flood_the_opponent(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unsubscribe, undo, 30 times: the opponent hears of it once that day, once the next."""
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    bob_turn = [r for r in rows(app) if r.recipient == EMAILS["B"]][-1]
+    unsubscribe = re.search(r"http://bl\.test(/mail/unsubscribe/\S+)", bob_turn.text_body)
+    assert unsubscribe is not None
+    for _ in range(30):
+        assert client.post(unsubscribe.group(1)).status_code == 200
+        assert client.post(unsubscribe.group(1), data={"undo": "1"}).status_code == 200
+    (notice,) = rows(app, kind=MailKind.SEAT_UNREACHABLE)
+    assert notice.recipient == EMAILS["A"] and notice.game_id == game_id
+    tomorrow = datetime.now(UTC) + timedelta(days=1)
+    monkeypatch.setattr(notice_days, "utcnow", lambda: tomorrow)
+    for _ in range(3):
+        client.post(unsubscribe.group(1))
+        client.post(unsubscribe.group(1), data={"undo": "1"})
+    assert len(rows(app, kind=MailKind.SEAT_UNREACHABLE)) == 2
 
 
 def test_a_bouncing_address_is_told_to_the_others_once(app: Flask, client: FlaskClient) -> None:
