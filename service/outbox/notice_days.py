@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from service.models import utcnow
+from service import clock
 from service.outbox.kinds import MailKind
 from service.outbox.models import NoticeDay
 
@@ -15,7 +15,7 @@ from service.outbox.models import NoticeDay
 def first_today(session: Session, kind: MailKind, recipient_id: int, game_id: int) -> bool:
     """Record this notice for today; False when the recipient had one about this game today."""
     row = NoticeDay(
-        kind=kind.value, recipient_id=recipient_id, game_id=game_id, day=utcnow().date()
+        kind=kind.value, recipient_id=recipient_id, game_id=game_id, day=clock.now().date()
     )
     try:
         with session.begin_nested():

@@ -9,7 +9,6 @@ import html
 import re
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -19,7 +18,7 @@ from service.db import session_scope
 from service.games import store
 from service.games.state import apply_moves
 from service.games.store import LogEntry
-from service.outbox import MailKind, notice_days
+from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
 from service.present.claims import deciding_flags
 from service.present.move_list import by_turn, entry_turns
@@ -250,7 +249,7 @@ def test_unsubscribing_says_what_happens_and_tells_the_opponent(
 
 
 def test_unsubscribing_and_undoing_cannot_flood_the_opponent(
-    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+    app: Flask, client: FlaskClient
 ) -> None:
     """Unsubscribe, undo, 30 times: the opponent hears of it once that day, once the next."""
     game_id = create_confirm_accept(app, client, VALID_FORM)
@@ -262,8 +261,7 @@ def test_unsubscribing_and_undoing_cannot_flood_the_opponent(
         assert client.post(unsubscribe.group(1), data={"undo": "1"}).status_code == 200
     (notice,) = rows(app, kind=MailKind.SEAT_UNREACHABLE)
     assert notice.recipient == EMAILS["A"] and notice.game_id == game_id
-    tomorrow = datetime.now(UTC) + timedelta(days=1)
-    monkeypatch.setattr(notice_days, "utcnow", lambda: tomorrow)
+    app.config["CLOCK_NOW"] = datetime.now(UTC) + timedelta(days=1)
     for _ in range(3):
         client.post(unsubscribe.group(1))
         client.post(unsubscribe.group(1), data={"undo": "1"})
