@@ -15,6 +15,7 @@ from service.games import store
 from service.models import Seat
 from tests.service.conftest import VALID_FORM, sign_in_as
 
+
 def _signed_in(client: FlaskClient) -> bool:
     return "Alice's games" in client.get("/me").get_data(as_text=True)
 
