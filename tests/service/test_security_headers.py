@@ -98,6 +98,30 @@ def test_posts_from_another_site_are_refused(
     )
 
 
+def test_only_the_same_origin_counts_as_this_site(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, database_url: str
+) -> None:
+    """A sibling subdomain (``same-site``) is another site, and so is an ``http:`` page of an
+    https site (a network attacker can write one)."""
+    path = f"/p/{new_game.token['B']}/decline"
+    for fetch_site in ("same-site", "none", "anything"):
+        response = client.post(path, headers={"Sec-Fetch-Site": fetch_site})
+        assert response.status_code == 403, fetch_site
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Game)).one().status == "invited"
+    production = make_test_app(database_url, **PRODUCTION_SETTINGS)
+    web = production.test_client()
+    try:
+        host = "battleline.example"
+        sign_out = "/me/sign-out"
+        plain = web.post(sign_out, base_url=f"https://{host}", headers={"Origin": f"http://{host}"})
+        assert plain.status_code == 403
+        same = web.post(sign_out, base_url=f"https://{host}", headers={"Origin": f"https://{host}"})
+        assert same.status_code == 303
+    finally:
+        get_engine(production).dispose()
+
+
 def test_one_click_unsubscribe_works_from_anywhere(app: Flask, client: FlaskClient) -> None:
     with app.app_context(), session_scope() as session:
         player = Player(email="p@example.org", display_name="P")
