@@ -217,6 +217,9 @@ class Game(SQLModel, table=True):
         index=True,
     )
     """When the player to move runs out of time; a beat task looks for due ones."""
+    invited_at: datetime | None = Field(default=None, sa_type=UTCDateTime, nullable=True)
+    """When the invitations went out (``service.lobby.invitations``), also to an address that
+    refuses them and so got none. Games invited before migration 0017 have only outbox rows."""
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     """Winner and reason once finished."""
     ply: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
