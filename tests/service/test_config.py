@@ -318,3 +318,31 @@ def test_development_refuses_requests_from_another_machine(clean_env: pytest.Mon
         assert client.get("/healthz").status_code == 200
     finally:
         get_engine(app).dispose()
+
+
+@pytest.mark.parametrize(
+    ("host", "starts"),
+    [
+        ("0.0.0.0", False),
+        ("192.0.2.4", False),
+        ("::", False),
+        ("127.0.0.1", True),
+        ("localhost", True),
+    ],
+)
+def test_development_refuses_to_start_on_a_public_bind(
+    clean_env: pytest.MonkeyPatch, host: str, starts: bool
+) -> None:
+    """``flask run --host 0.0.0.0`` with APP_ENV=development: refused at start."""
+    import click
+
+    clean_env.setenv("APP_ENV", "development")
+    clean_env.setenv("EMBEDDED_BEAT", "0")  # it would start in `flask run`: not here
+    context = click.Context(click.Command("run"), info_name="run")
+    context.params = {"host": host, "port": 5000}
+    with context:
+        if starts:
+            get_engine(create_app()).dispose()
+        else:
+            with pytest.raises(ConfigError, match="only on a loopback address"):
+                create_app()
