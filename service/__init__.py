@@ -58,7 +58,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         errors,
         health,
         limits,
+        local_only,
         security_headers,
+        signin,
         templating,
     )
     from service.history import bp as history_bp
@@ -77,6 +79,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     conditional.init_app(app)
     security_headers.init_app(app)
     cross_site.init_app(app)
+    local_only.init_app(app)
+    signin.init_app(app)
     app.register_blueprint(errors.bp)
     app.register_blueprint(lobby_bp)
     app.register_blueprint(play_bp)

@@ -11,7 +11,11 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from service.limits import limits_config_from_env
+from service.secret_keys import MIN_KEY_BITS, estimated_bits
 from service.turn_settings import GAME_DAY_S, turns_config_from_env
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
@@ -67,12 +71,14 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
     # Only development falls back to a known key; everything else must be given one.
     fallback_key = DEVELOPMENT_SECRET_KEY if app_env == AppEnv.DEVELOPMENT else ""
     production = app_env == AppEnv.PRODUCTION
+    # Production names its database: a silent SQLite file would lose everything on a redeploy.
+    database_url = env.get("DATABASE_URL") or (None if production else default_db)
     return {
         "APP_ENV": app_env,
         "SECRET_KEY": env.get("SECRET_KEY") or fallback_key,
         # Older keys still accepted for links already mailed; new links are signed with SECRET_KEY.
         "SECRET_KEY_FALLBACKS": _key_list(env.get("SECRET_KEY_FALLBACKS", "")),
-        "DATABASE_URL": database_url_from(env.get("DATABASE_URL", default_db)),
+        "DATABASE_URL": database_url and database_url_from(database_url),
         # None until set: production must name it; development falls back to DEVELOPMENT_BASE_URL.
         "BASE_URL": env.get("BASE_URL") or None,
         "TOKEN_MAX_AGE_DAYS": int(env.get("TOKEN_MAX_AGE_DAYS", "60")),
@@ -225,21 +231,35 @@ def _check_inbound(config: Mapping[str, Any]) -> None:
 
 def _host_is_local(base_url: str) -> bool:
     host = (urlsplit(base_url).hostname or "").lower()
-    if host == "localhost" or host.endswith(LOCAL_SUFFIXES):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host == "localhost" or host.endswith(LOCAL_SUFFIXES) or _is_loopback_address(host)
+
+
+def is_local_host(host: str) -> bool:
+    """Whether a request's ``Host`` (name and port) names this machine or a reserved test name."""
+    return _host_is_local(f"http://{host}")
+
+
+_NEW_KEY_HINT = "e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+
+
+def _check_key_length(app_env: str, name: str, key: str) -> None:
+    if len(key) < MIN_PRODUCTION_KEY_LENGTH:
+        raise ConfigError(
+            f"APP_ENV={app_env} needs every {name} to be at least {MIN_PRODUCTION_KEY_LENGTH} "
+            f"characters ({_NEW_KEY_HINT})"
+        )
 
 
 def _check_key(name: str, key: str) -> None:
     if key == DEVELOPMENT_SECRET_KEY:
         raise ConfigError(f"APP_ENV=production refuses the development {name}")
-    if len(key) < MIN_PRODUCTION_KEY_LENGTH:
+    _check_key_length(AppEnv.PRODUCTION, name, key)
+    bits = estimated_bits(key)
+    if bits < MIN_KEY_BITS:
         raise ConfigError(
-            f"APP_ENV=production needs every {name} to be at least {MIN_PRODUCTION_KEY_LENGTH} "
-            "characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+            f"APP_ENV=production needs every {name} to be random: this one is worth about "
+            f"{bits:.0f} bits of the {MIN_KEY_BITS} needed, too few distinct characters or a "
+            f"repeated word ({_NEW_KEY_HINT})"
         )
 
 
@@ -282,6 +302,47 @@ def check_config(config: Mapping[str, Any]) -> None:
     if not str(config["BASE_URL"]).startswith("https://"):
         # RFC 8058: the one-click List-Unsubscribe link must be https.
         raise ConfigError("APP_ENV=production needs an https:// BASE_URL")
+    _check_production_services(config)
+
+
+def _check_production_services(config: Mapping[str, Any]) -> None:
+    """What production cannot run without: a named database, a shared Redis, a mail server."""
+    if not config.get("DATABASE_URL"):
+        raise ConfigError(
+            "APP_ENV=production needs DATABASE_URL (PostgreSQL); "
+            "only development falls back to a SQLite file under instance/"
+        )
+    if not config.get("REDIS_URL"):
+        raise ConfigError(
+            "APP_ENV=production needs REDIS_URL: the worker's broker, and the rate limits' "
+            "counters shared by every web process (without it each process counts alone)"
+        )
+    if config.get("MAIL_SUPPRESS_SEND"):
+        raise ConfigError(
+            "APP_ENV=production needs MAIL_SERVER (and MAIL_SUPPRESS_SEND unset): without it "
+            "every email would be dropped and marked sent"
+        )
+
+
+def _is_local_database(url: str) -> bool:
+    """SQLite, or a server on this machine (loopback or a unix socket)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return False
+    if parsed.get_backend_name() == "sqlite":
+        return True
+    socket_dir = parsed.query.get("host")
+    if not parsed.host:
+        return socket_dir is None or str(socket_dir).startswith("/")
+    return parsed.host == "localhost" or _is_loopback_address(parsed.host)
+
+
+def _is_loopback_address(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _check_not_public(config: Mapping[str, Any]) -> None:
@@ -300,3 +361,11 @@ def _check_not_public(config: Mapping[str, Any]) -> None:
         )
     if app_env == AppEnv.TESTING and not config.get("SECRET_KEY"):
         raise ConfigError("APP_ENV=testing needs SECRET_KEY set (only development has a default)")
+    if app_env == AppEnv.TESTING:
+        _check_key_length(app_env, "SECRET_KEY", str(config["SECRET_KEY"]))
+        if not _is_local_database(str(config["DATABASE_URL"])):
+            raise ConfigError(
+                "APP_ENV=testing runs only on SQLite or a database on this machine (127.0.0.1, "
+                "localhost or a unix socket), not this DATABASE_URL: a server on another "
+                "database is production: unset APP_ENV"
+            )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 
 from service.refusal import Refusal
 
@@ -34,14 +34,19 @@ class CrossSiteRequestError(Refusal):
 
 
 def is_cross_site() -> bool:
-    """True when the browser says this request comes from another site's page."""
+    """True when the browser says this request does not come from one of this site's own pages:
+    only ``same-origin`` counts (a sibling subdomain, ``same-site``, is someone else's), and an
+    ``Origin`` must have this host and ``BASE_URL``'s scheme (an ``http:`` page of an https site
+    is one a network attacker can write)."""
     fetch_site = request.headers.get("Sec-Fetch-Site")
     if fetch_site is not None:
-        return fetch_site == "cross-site"
+        return fetch_site != "same-origin"
     origin = request.headers.get("Origin")
     if origin is None or origin == "null":
         return origin == "null"  # "null": a sandboxed or opaque origin, never one of ours
-    return urlsplit(origin).netloc != request.host
+    parts = urlsplit(origin)
+    scheme = urlsplit(str(current_app.config["BASE_URL"])).scheme
+    return parts.netloc != request.host or parts.scheme != scheme
 
 
 def init_app(app: Flask) -> None:

@@ -104,6 +104,8 @@ class Player(SQLModel, table=True):
     """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Bumped to revoke every "my games" link of this player."""
+    session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """In every sign-in cookie (``service.signin``): bumped to end every sign-in of this player."""
     digest_sent_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     """When this player's last daily digest was sent (``preferences["digest"]``)."""
     time_zone: str | None = Field(default=None, max_length=64)
@@ -217,6 +219,9 @@ class Game(SQLModel, table=True):
         index=True,
     )
     """When the player to move runs out of time; a beat task looks for due ones."""
+    invited_at: datetime | None = Field(default=None, sa_type=UTCDateTime, nullable=True)
+    """When the invitations went out (``service.lobby.invitations``), also to an address that
+    refuses them and so got none. Games invited before migration 0017 have only outbox rows."""
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     """Winner and reason once finished."""
     ply: int = Field(default=0, sa_column_kwargs={"server_default": "0"})

@@ -8,18 +8,30 @@ forwarded, and may change only its own seat's game.
 
 The cookie is Flask's signed session (``SECRET_KEY``): HttpOnly, SameSite=Lax (a cross-site
 POST does not carry it), Secure and ``__Host-`` in production (``service.config``). It names the
-player and their token generation, so "sign out everywhere" (a new generation) ends every copy.
+player, their "my games" link generation, their session generation and when it was signed in.
+Every request checks it against the database (``init_app``): "sign out everywhere" and any
+revocation of the player's links bump ``Player.session_generation`` and end every copy, and a
+sign-in ends ``PERMANENT_SESSION_LIFETIME`` after it was made, however often it is used (the
+cookie is not renewed by requests).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from flask import Flask, current_app
 from flask import session as cookie
 from sqlmodel import Session
 
+from service import clock
+from service.db import session_scope
 from service.models import Player
 
 PLAYER_KEY = "player"
 GENERATION_KEY = "generation"
+SESSION_KEY = "session"
+SIGNED_IN_AT_KEY = "signed_in_at"
+"""Seconds since the epoch (UTC) when this browser signed in."""
 
 
 def sign_in(player: Player) -> None:
@@ -29,25 +41,73 @@ def sign_in(player: Player) -> None:
     cookie.permanent = True
     cookie[PLAYER_KEY] = player.id
     cookie[GENERATION_KEY] = player.token_generation
+    cookie[SESSION_KEY] = player.session_generation
+    cookie[SIGNED_IN_AT_KEY] = int(clock.now().timestamp())
 
 
 def sign_out() -> None:
     cookie.clear()
 
 
+def sign_out_everywhere(session: Session, player: Player) -> None:
+    """End every sign-in of ``player`` on every browser, this one included."""
+    end_sign_ins(player)
+    session.add(player)
+    sign_out()
+
+
+def end_sign_ins(player: Player) -> None:
+    """A new session generation: every cookie made before names an old one."""
+    player.session_generation += 1
+
+
+def _lifetime() -> timedelta:
+    lifetime: timedelta = current_app.config["PERMANENT_SESSION_LIFETIME"]
+    return lifetime
+
+
+def _is_current(player: Player | None, generation: object, session_generation: object) -> bool:
+    return (
+        player is not None
+        and player.token_generation == generation
+        and player.session_generation == session_generation
+    )
+
+
 def signed_in_player(session: Session) -> Player | None:
-    """The player this browser is signed in as, or None (no cookie, or one that was revoked)."""
+    """The player this browser is signed in as, or None (no cookie, or one that was revoked or
+    has outlived its lifetime)."""
     player_id = cookie.get(PLAYER_KEY)
     generation = cookie.get(GENERATION_KEY)
-    if type(player_id) is not int or type(generation) is not int:
+    session_generation = cookie.get(SESSION_KEY)
+    signed_in_at = cookie.get(SIGNED_IN_AT_KEY)
+    if not all(type(v) is int for v in (player_id, generation, session_generation, signed_in_at)):
+        return None
+    assert isinstance(signed_in_at, int)
+    age = clock.now().timestamp() - signed_in_at
+    if not 0 <= age <= _lifetime().total_seconds():
         return None
     player = session.get(Player, player_id)
-    if player is None or player.token_generation != generation:
-        return None
-    return player
+    return player if _is_current(player, generation, session_generation) else None
 
 
 def signed_in_as(session: Session, email: str) -> Player | None:
     """The signed-in player if their address is ``email`` (normalised), else None."""
     player = signed_in_player(session)
     return player if player is not None and player.email == email else None
+
+
+def _drop_ended_sign_in() -> None:
+    """Clear a cookie whose sign-in was revoked or is over, so that nothing reads it."""
+    if PLAYER_KEY not in cookie:
+        return
+    with session_scope() as session:
+        current = signed_in_player(session) is not None
+    if not current:
+        sign_out()
+
+
+def init_app(app: Flask) -> None:
+    # The cookie's expiry counts from the sign-in, not from the latest request.
+    app.config["SESSION_REFRESH_EACH_REQUEST"] = False
+    app.before_request(_drop_ended_sign_in)

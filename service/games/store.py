@@ -333,10 +333,16 @@ def find_or_add_player(session: Session, email: str, display_name: str) -> Playe
 
 
 def revoke_seat_links(session: Session, seat: Seat) -> None:
-    """Withdraw every link made for this seat so far (tokens carry the generation they were for).
-    Lock the game first: a move link checked in a concurrent request must see one generation."""
+    """Withdraw every link made for this seat so far (tokens carry the generation they were for),
+    and end every sign-in of its player (``service.signin``: a link that leaked may have signed
+    someone in). Lock the game first: a move link checked in a concurrent request must see one
+    generation."""
     seat.token_generation += 1
     session.add(seat)
+    player = session.get(Player, seat.player_id)
+    if player is not None:
+        player.session_generation += 1
+        session.add(player)
     session.flush()
 
 

@@ -35,7 +35,7 @@ from service.present.game_lists import player_games
 from service.present.summaries import computer_plays_now, load_summary
 from service.reader_time import deadline_left, time_zone_names
 from service.refusal import Refusal
-from service.signin import sign_in, sign_out, signed_in_player
+from service.signin import sign_in, sign_out, sign_out_everywhere, signed_in_player
 
 MAX_EMAIL_FIELD = 320
 
@@ -124,6 +124,7 @@ def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: 
         token=token,
         time_zone=player.time_zone,
         time_zones=time_zone_names(),
+        sign_in_days=current_app.config["PERMANENT_SESSION_LIFETIME"].days,
     )
 
 
@@ -176,6 +177,17 @@ def sign_in_view(token: str) -> Response:
 @bp.post("/me/sign-out")
 def sign_out_view() -> Response:
     sign_out()
+    return redirect(url_for("history.my_games_request"), code=303)
+
+
+@bp.post("/me/sign-out-everywhere")
+def sign_out_everywhere_view() -> Response:
+    """End this player's sign-in on every browser (a copied cookie too)."""
+    with session_scope() as session:
+        player = signed_in_player(session)
+        if player is None:
+            raise NotSignedInError()
+        sign_out_everywhere(session, player)
     return redirect(url_for("history.my_games_request"), code=303)
 
 

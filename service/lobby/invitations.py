@@ -24,7 +24,7 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.models import AddressStatus, Game, GameStatus, Player, utcnow
+from service.models import Game, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
@@ -39,31 +39,6 @@ class TooManyInvitationsError(Refusal):
 
     status = 429
     title = "Too many invitations today"
-
-
-class InvitationsRefusedError(Refusal):
-    """The invited address asked for no invitations."""
-
-    status = 403
-    title = "This address takes no invitations"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "The person at this address asked not to receive invitations from this service. "
-            "Nothing was created."
-        )
-
-
-def check_recipient(session: Session, recipient_email: str) -> None:
-    """Refuse a game whose invited address refuses invitations (InvitationsRefusedError)."""
-    recipient = store.find_player(session, recipient_email)
-    if recipient is None or recipient.id is None:
-        return
-    status = session.get(AddressStatus, recipient.id)
-    if status is not None and (
-        status.refuses_invitations_at is not None or status.unsubscribed_at is not None
-    ):
-        raise InvitationsRefusedError()
 
 
 def check_invitation_limits(session: Session, creator: Player, invited: Sequence[Player]) -> None:
@@ -145,16 +120,17 @@ def after_game_created(
 
 def send_invitations(session: Session, game: Game, *, rematch_of: int | None = None) -> bool:
     """Queue the invitations of a game still waiting for them, one to each invited seat, all
-    within the daily limits (raises TooManyInvitationsError, InvitationsRefusedError before
-    queueing any). Returns False when they were sent before. Call with the game row locked."""
+    within the daily limits (raises TooManyInvitationsError before queueing any). An address
+    that refuses invitations gets none, silently: its seat waits as for one that does not
+    answer. Returns False when they were sent before. Call with the game row locked."""
     assert game.id is not None
     if game.status != GameStatus.INVITED or invitation_sent(session, game.id):
         return False
     creator, invited = creator_and_invited(session, game)
     if not invited:  # the computer plays every other seat: no one to invite
         return False
-    for player in invited:
-        check_recipient(session, player.email)
     check_invitation_limits(session, creator, invited)
+    game.invited_at = utcnow()
+    session.add(game)
     emails.queue_invitations(session, game, rematch_of=rematch_of)
     return True

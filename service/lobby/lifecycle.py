@@ -69,7 +69,7 @@ def create_game(
     (``service.lobby.invitations.after_game_created``). The same request again, while the first
     game is neither dealt nor declined, returns that game and sends nothing new (unless the
     creator is now present and its invitations were not sent yet). Raises the refusals of the
-    invitation checks (InvitationsRefusedError, TooManyInvitationsError); nothing is stored
+    invitation checks (TooManyInvitationsError); nothing is stored
     then.
     """
     key = creation_key(new)

@@ -29,7 +29,6 @@ from service.lobby.forms import (
     FormError,
     parse_new_game,
 )
-from service.lobby.invitations import check_recipient
 from service.lobby.lifecycle import (
     InvitationError,
     accept_invitation,
@@ -103,9 +102,8 @@ def create_game_view() -> Response | tuple[str, int]:
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
     with session_scope() as session:
-        # A clear 403 when an invited address refuses invitations, before anything is stored.
-        for email in new.invited_emails:
-            check_recipient(session, email)
+        # An address that refuses invitations is answered like any other (no one may learn
+        # that it refuses): its invitation is simply never sent (service.outbox.queue).
         creator = signed_in_as(session, new.a_email)
         _, seats = create_game(session, new, creator_present=creator is not None)
         # Only the address's owner gets seat A's link: their signed-in browser, or their inbox.

@@ -8,7 +8,7 @@ Imported by ``service/migrations/env.py`` so that Alembic and the schema test se
 from __future__ import annotations
 
 import enum
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -137,3 +137,15 @@ class GameMute(SQLModel, table=True):
     player_id: int = Field(foreign_key="players.id", primary_key=True)
     game_id: int = Field(foreign_key="games.id", primary_key=True)
     created_at: datetime = _now_column()
+
+
+class NoticeDay(SQLModel, table=True):
+    """A notice one person caused another to receive (``kind``) about a game on a day (UTC):
+    the primary key lets one through a day (``service.outbox.notice_days``)."""
+
+    __tablename__ = "notice_days"
+
+    kind: str = Field(max_length=32, primary_key=True)
+    recipient_id: int = Field(foreign_key="players.id", primary_key=True)
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    day: date = Field(primary_key=True)

@@ -10,7 +10,11 @@ from service.outbox.models import OutboxMessage
 
 
 def invitation_sent(session: Session, game_id: int) -> bool:
-    """True once an invitation of this game is in the outbox."""
+    """True once the invitations of this game went out (``Game.invited_at``; before it was kept,
+    an invitation in the outbox), also when an address refusing them got none."""
+    game = session.get(Game, game_id)
+    if game is not None and game.invited_at is not None:
+        return True
     row = session.exec(
         select(OutboxMessage.id).where(
             OutboxMessage.game_id == game_id, OutboxMessage.kind == MailKind.INVITATION

@@ -147,6 +147,10 @@ def render_private_page(
     )
 
 
+TURN_ENDING_WORDS = frozenset({engine.Action.DRAW.value, engine.Action.END.value})
+"""What a move form's ``then`` may start with (``engine.turn_endings``: a draw or ``end``)."""
+
+
 def _field(name: str, *, required: bool = True) -> str:
     values = request.form.getlist(name)
     if len(values) > 1:
@@ -172,6 +176,12 @@ def _form_moves() -> tuple[int, list[str]]:
     # "then": the draw (or "end") chosen with the card, offered by the page from the engine's
     # turn endings; apply_moves asks the engine whether it may follow (all or nothing).
     then = _field("then", required=False)
+    # Only a turn ending may ride with the card: a resignation or a second action never does.
+    if then and then.split()[0].lower() not in TURN_ENDING_WORDS:
+        raise MoveFormError(
+            f"'{then}' cannot end the turn after a card: only a draw or 'end' can. "
+            "Nothing was played."
+        )
     return int(ply_text), [move, then] if then else [move]
 
 

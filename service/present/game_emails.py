@@ -22,6 +22,7 @@ from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
+from service.outbox.notice_days import first_today
 from service.outbox.queue import queue_email
 from service.present.board import board_of
 from service.present.choices import MoveChoices, move_choices
@@ -571,7 +572,11 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
         game = store.get_game(session, listed.game_number)
         assert game.id is not None
         for letter, (seat_row, other) in store.seats_of(session, game.id).items():
+            assert other.id is not None
             if other.id == player_id:
+                continue
+            # The player may unsubscribe and undo at will: their opponents hear of it once a day.
+            if not first_today(session, MailKind.SEAT_UNREACHABLE, other.id, game.id):
                 continue
             context = {
                 **game_facts(game),

@@ -70,7 +70,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         {
             "APP_ENV": "testing",
             "DATABASE_URL": url,
-            "SECRET_KEY": "browser-test-secret-key",
+            "SECRET_KEY": "browser-test-secret-key-of-the-live-server",
             "SECRET_KEY_FALLBACKS": [],
             # The embedded default whatever the environment says: tasks run eagerly in the web
             # process and every email stays in the outbox.

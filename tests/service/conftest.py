@@ -29,6 +29,18 @@ from service.db import get_engine, upgrade_schema
 PG_ADMIN_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
 TEST_SECRET_KEY = "test-secret-key-for-the-service-tests"
 TEST_BASE_URL = "http://bl.test"
+PRODUCTION_TEST_KEY = "uT3vZ9qLw0rXb7Kc1YdN5sHe8GjA2mPf_R4oWi6Ez-Qk"
+"""A key as random as production asks for (``service.secret_keys``)."""
+PRODUCTION_SETTINGS: dict[str, Any] = {
+    "APP_ENV": "production",
+    "SECRET_KEY": PRODUCTION_TEST_KEY,
+    "BASE_URL": "https://battleline.example",
+    "MAIL_SERVER": "127.0.0.1",
+    "MAIL_SUPPRESS_SEND": False,
+    # Nobody listens on the discard port: a task is not published, its row waits for a sweep.
+    "REDIS_URL": "redis://127.0.0.1:9/0",
+}
+"""What production refuses to start without, for a test app served as in production."""
 
 
 def _connect_admin() -> psycopg.Connection[Any]:

@@ -9,13 +9,27 @@ import pytest
 from service import create_app
 from service.config import DEVELOPMENT_SECRET_KEY, ConfigError, config_from_env
 from service.db import get_engine
+from service.secret_keys import MIN_KEY_BITS, estimated_bits
+from tests.service.conftest import PRODUCTION_TEST_KEY, TEST_SECRET_KEY, make_test_app
 
-GOOD_KEY = "k" * 48
+GOOD_KEY = PRODUCTION_TEST_KEY
+SERVICES = {"REDIS_URL": "redis://127.0.0.1:9/0", "MAIL_SERVER": "smtp.battleline.example"}
+"""What production needs besides its secrets (DATABASE_URL is set by ``clean_env``)."""
 
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
-    for name in ("APP_ENV", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "BASE_URL", "TOKEN_MAX_AGE_DAYS"):
+    for name in (
+        "APP_ENV",
+        "SECRET_KEY",
+        "SECRET_KEY_FALLBACKS",
+        "BASE_URL",
+        "TOKEN_MAX_AGE_DAYS",
+        "REDIS_URL",
+        "MAIL_SERVER",
+        "MAIL_SUPPRESS_SEND",
+        "EMBEDDED_BEAT",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'unused.sqlite3'}")
     return monkeypatch
@@ -31,7 +45,7 @@ def test_development_starts_with_defaults(clean_env: pytest.MonkeyPatch) -> None
 
 
 def test_default_database_is_sqlite_in_instance(tmp_path: Path) -> None:
-    config = config_from_env(str(tmp_path), {})
+    config = config_from_env(str(tmp_path), {"APP_ENV": "development"})
     assert config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'battleline.sqlite3'}"
 
 
@@ -88,6 +102,7 @@ def test_production_refuses_unsafe_test_config(clean_env: pytest.MonkeyPatch) ->
 
 
 def test_production_starts_with_a_real_key(clean_env: pytest.MonkeyPatch) -> None:
+    _give_services(clean_env)
     clean_env.setenv("APP_ENV", "production")
     clean_env.setenv("SECRET_KEY", GOOD_KEY)
     clean_env.setenv("BASE_URL", "https://battleline.example")
@@ -112,6 +127,7 @@ def test_unset_app_env_is_production(clean_env: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError, match="needs SECRET_KEY"):
         create_app()
     clean_env.setenv("SECRET_KEY", GOOD_KEY)
+    _give_services(clean_env)
     app = create_app()
     assert app.config["APP_ENV"] == "production"
     assert app.config["SECRET_KEY"] == GOOD_KEY
@@ -124,6 +140,7 @@ def test_unset_app_env_is_production(clean_env: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("value", ["prod", "dev", "Production ", "staging", "debug"])
 def test_unknown_app_env_is_refused(clean_env: pytest.MonkeyPatch, value: str) -> None:
     clean_env.setenv("APP_ENV", value)
+    _give_services(clean_env)
     clean_env.setenv("SECRET_KEY", GOOD_KEY)
     clean_env.setenv("BASE_URL", "https://battleline.example")
     if value.strip().lower() == "production":
@@ -175,3 +192,157 @@ def test_development_on_loopback_starts(clean_env: pytest.MonkeyPatch, base_url:
     assert "outbox.outbox_list" in app.view_functions
     assert app.config["SESSION_COOKIE_SECURE"] is False
     get_engine(app).dispose()
+
+
+# --- production cannot start wrong (issue 22, item 2) --------------------------------------------
+
+
+def _give_services(env: pytest.MonkeyPatch) -> None:
+    for name, value in SERVICES.items():
+        env.setenv(name, value)
+
+
+def _production(env: pytest.MonkeyPatch, **settings: str) -> None:
+    env.setenv("APP_ENV", "production")
+    env.setenv("SECRET_KEY", GOOD_KEY)
+    env.setenv("BASE_URL", "https://battleline.example")
+    _give_services(env)
+    for name, value in settings.items():
+        env.setenv(name, value)
+
+
+@pytest.mark.parametrize("missing", ["MAIL_SERVER", "DATABASE_URL", "REDIS_URL"])
+def test_production_refuses_to_start_without_its_services(
+    clean_env: pytest.MonkeyPatch, missing: str
+) -> None:
+    """Without MAIL_SERVER every email was dropped and marked sent; without DATABASE_URL it ran
+    on a SQLite file; without REDIS_URL each process kept its own limits."""
+    _production(clean_env)
+    clean_env.delenv(missing)
+    with pytest.raises(ConfigError, match=f"needs {missing}"):
+        create_app()
+
+
+def test_production_refuses_to_drop_mail_even_with_a_server(clean_env: pytest.MonkeyPatch) -> None:
+    _production(clean_env, MAIL_SUPPRESS_SEND="1")
+    with pytest.raises(ConfigError, match="MAIL_SERVER"):
+        create_app()
+
+
+@pytest.mark.parametrize("key", ["a" * 32, " " * 32, "password" * 4, "password" * 12, "k" * 48])
+def test_production_refuses_keys_without_entropy(clean_env: pytest.MonkeyPatch, key: str) -> None:
+    _production(clean_env, SECRET_KEY=key)
+    with pytest.raises(ConfigError, match="SECRET_KEY to be random"):
+        create_app()
+    _production(clean_env, SECRET_KEY=GOOD_KEY, SECRET_KEY_FALLBACKS=key.replace(" ", "_"))
+    with pytest.raises(ConfigError, match="SECRET_KEY_FALLBACKS key to be random"):
+        create_app()
+
+
+def test_random_keys_have_the_entropy_production_asks_for() -> None:
+    import secrets
+
+    for _ in range(200):
+        assert estimated_bits(secrets.token_urlsafe(48)) >= MIN_KEY_BITS
+        assert estimated_bits(secrets.token_hex(32)) >= MIN_KEY_BITS
+    assert estimated_bits(GOOD_KEY) >= MIN_KEY_BITS
+
+
+@pytest.mark.parametrize(
+    ("database_url", "local"),
+    [
+        ("postgresql+psycopg://app:pw@db.internal.example:5432/battleline", False),
+        ("postgresql+psycopg://app@10.0.0.7/battleline", False),
+        ("postgres://app@prod-db.example.com/battleline", False),
+        ("postgresql+psycopg://postgres@127.0.0.1:5432/x", True),
+        ("postgresql+psycopg://postgres@localhost/x", True),
+        ("postgresql+psycopg://postgres@[::1]/x", True),
+        ("postgresql+psycopg:///x", True),
+        ("postgresql+psycopg:///x?host=/var/run/postgresql", True),
+        ("postgresql+psycopg://u@/x?host=db.example", False),
+    ],
+)
+def test_testing_runs_only_on_a_local_database(
+    clean_env: pytest.MonkeyPatch, database_url: str, local: bool
+) -> None:
+    clean_env.setenv("APP_ENV", "testing")
+    clean_env.setenv("SECRET_KEY", TEST_SECRET_KEY)
+    clean_env.setenv("BASE_URL", "http://bl.test")
+    clean_env.setenv("DATABASE_URL", database_url)
+    if local:
+        get_engine(create_app()).dispose()
+    else:
+        with pytest.raises(ConfigError, match="APP_ENV=testing runs only on SQLite"):
+            create_app()
+
+
+def test_testing_refuses_a_short_key(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("APP_ENV", "testing")
+    clean_env.setenv("SECRET_KEY", "fourteen-chars")
+    clean_env.setenv("BASE_URL", "http://bl.test")
+    with pytest.raises(ConfigError, match="APP_ENV=testing needs every SECRET_KEY to be at least"):
+        create_app()
+
+
+def test_the_outbox_is_served_only_to_this_machine(tmp_path: Path) -> None:
+    """The outbox shows every player's links: never to a public host name or another machine."""
+    app = make_test_app(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    from service.db import upgrade_schema
+
+    upgrade_schema(app.config["DATABASE_URL"])
+    client = app.test_client()
+    try:
+        assert client.get("/dev/outbox").status_code == 200
+        assert client.get("/dev/outbox", base_url="http://127.0.0.1:5000").status_code == 200
+        assert client.get("/dev/outbox", base_url="http://bl.test").status_code == 200
+        for base_url in ("http://battleline.example.org", "http://203.0.113.9"):
+            assert client.get("/dev/outbox", base_url=base_url).status_code == 404, base_url
+        outside = {"REMOTE_ADDR": "203.0.113.9"}
+        assert client.get("/dev/outbox", environ_base=outside).status_code == 404
+        assert client.post("/dev/outbox/1/reply", environ_base=outside).status_code == 404
+        # The rest of a test server still answers other addresses (the limit tests need them).
+        assert client.get("/healthz", environ_base=outside).status_code == 200
+    finally:
+        get_engine(app).dispose()
+
+
+def test_development_refuses_requests_from_another_machine(clean_env: pytest.MonkeyPatch) -> None:
+    """``flask run --host 0.0.0.0``: the embedded default reached from outside says so."""
+    clean_env.setenv("APP_ENV", "development")
+    app = create_app()
+    try:
+        client = app.test_client()
+        outside = client.get("/games", environ_base={"REMOTE_ADDR": "192.0.2.4"})
+        assert outside.status_code == 403
+        assert "development server" in outside.get_data(as_text=True)
+        assert client.get("/healthz").status_code == 200
+    finally:
+        get_engine(app).dispose()
+
+
+@pytest.mark.parametrize(
+    ("host", "starts"),
+    [
+        ("0.0.0.0", False),
+        ("192.0.2.4", False),
+        ("::", False),
+        ("127.0.0.1", True),
+        ("localhost", True),
+    ],
+)
+def test_development_refuses_to_start_on_a_public_bind(
+    clean_env: pytest.MonkeyPatch, host: str, starts: bool
+) -> None:
+    """``flask run --host 0.0.0.0`` with APP_ENV=development: refused at start."""
+    import click
+
+    clean_env.setenv("APP_ENV", "development")
+    clean_env.setenv("EMBEDDED_BEAT", "0")  # it would start in `flask run`: not here
+    context = click.Context(click.Command("run"), info_name="run")
+    context.params = {"host": host, "port": 5000}
+    with context:
+        if starts:
+            get_engine(create_app()).dispose()
+        else:
+            with pytest.raises(ConfigError, match="only on a loopback address"):
+                create_app()

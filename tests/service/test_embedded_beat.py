@@ -18,7 +18,7 @@ from service.config import ConfigError, config_from_env
 from service.db import get_engine, upgrade_schema
 from service.embedded_beat import EmbeddedBeat, lock_path, serves_flask_run
 from service.mail import delivery
-from tests.service.conftest import make_test_app
+from tests.service.conftest import PRODUCTION_TEST_KEY, make_test_app
 
 WAIT_S = 30.0
 """How long a test waits for the thread before it fails (a guard, not a measurement)."""
@@ -101,7 +101,7 @@ def test_only_a_server_that_is_not_production_may_shorten_the_game_day(
     assert settings("testing", GAME_DAY_S="30")["GAME_DAY_S"] == 30
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'x.sqlite3'}")
     monkeypatch.setenv("APP_ENV", "production")
-    monkeypatch.setenv("SECRET_KEY", "k" * 48)
+    monkeypatch.setenv("SECRET_KEY", PRODUCTION_TEST_KEY)
     monkeypatch.setenv("BASE_URL", "https://battleline.example")
     monkeypatch.setenv("GAME_DAY_S", "30")
     with pytest.raises(ConfigError, match="GAME_DAY_S"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -246,6 +246,26 @@ def test_unsubscribing_says_what_happens_and_tells_the_opponent(
         assert bob_turn.player_id is not None
         mark_bouncing(session, bob_turn.player_id, "550 no such user")
     assert len(rows(app, kind=MailKind.SEAT_UNREACHABLE)) == 1
+
+
+def test_unsubscribing_and_undoing_cannot_flood_the_opponent(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Unsubscribe, undo, 30 times: the opponent hears of it once that day, once the next."""
+    game_id = create_confirm_accept(app, client, VALID_FORM)
+    bob_turn = [r for r in rows(app) if r.recipient == EMAILS["B"]][-1]
+    unsubscribe = re.search(r"http://bl\.test(/mail/unsubscribe/\S+)", bob_turn.text_body)
+    assert unsubscribe is not None
+    for _ in range(30):
+        assert client.post(unsubscribe.group(1)).status_code == 200
+        assert client.post(unsubscribe.group(1), data={"undo": "1"}).status_code == 200
+    (notice,) = rows(app, kind=MailKind.SEAT_UNREACHABLE)
+    assert notice.recipient == EMAILS["A"] and notice.game_id == game_id
+    app.config["CLOCK_NOW"] = datetime.now(UTC) + timedelta(days=1)
+    for _ in range(3):
+        client.post(unsubscribe.group(1))
+        client.post(unsubscribe.group(1), data={"undo": "1"})
+    assert len(rows(app, kind=MailKind.SEAT_UNREACHABLE)) == 2
 
 
 def test_a_bouncing_address_is_told_to_the_others_once(app: Flask, client: FlaskClient) -> None:

@@ -18,7 +18,7 @@ from service.db import get_engine, session_scope
 from service.games import store
 from service.history.my_games import request_my_games_link
 from service.models import Player
-from tests.service.conftest import make_test_app
+from tests.service.conftest import PRODUCTION_SETTINGS, make_test_app
 from tests.service.play_driver import create_and_accept, move_submissions, pick, seat_to_move
 
 
@@ -124,10 +124,7 @@ def test_my_games_request_is_the_same_for_known_and_unknown(
     create_and_accept(app, client)
     # The same database, served as in production (``app`` empties it afterwards).
     production = make_test_app(
-        app.config["DATABASE_URL"],
-        APP_ENV="production",
-        SECRET_KEY="x" * 40,
-        BASE_URL="https://bl.example",
+        app.config["DATABASE_URL"], **{**PRODUCTION_SETTINGS, "BASE_URL": "https://bl.example"}
     )
     web = production.test_client()
     known = web.post("/me", data={"email": "ALICE@example.org"})

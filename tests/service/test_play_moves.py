@@ -118,6 +118,23 @@ def test_a_card_and_a_draw_in_one_press(
     assert utcnow() + timedelta(days=3) - row.deadline < timedelta(minutes=1)
 
 
+@pytest.mark.parametrize("then", ["resign", "RESIGN", "claim 3", "pass", "R7>3"])
+def test_a_card_and_anything_but_a_turn_ending_in_one_press_is_refused(
+    app: Flask, client: FlaskClient, game: dict[str, Any], then: str
+) -> None:
+    """A form with a card and ``then=resign`` played the card and resigned the game."""
+    _seat, token, state = to_move(app, game)
+    play = engine.legal_moves(state)[first_play_index(state)]
+    response = client.post(
+        f"/p/{token}/move", data={"ply": "0", "move": play.action_text(), "then": then}
+    )
+    assert response.status_code == 400
+    assert "could not be read" in response.get_data(as_text=True)
+    assert log_of(app, game["id"]) == []
+    assert state_of(app, game["id"]) == state
+    assert game_row(app, game["id"]).status == GameStatus.ACTIVE
+
+
 def test_all_or_nothing(app: Flask, client: FlaskClient, game: dict[str, Any]) -> None:
     _seat, token, state = to_move(app, game)
     play = engine.legal_moves(state)[first_play_index(state)]

@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 TABLES = {"players", "series", "games", "seats", "moves", "snapshots", "alembic_version"}
 TABLES |= {"outbox", "address_status", "game_mutes"}  # 0002: the mail tables
 TABLES |= {"reply_keys", "inbound_messages"}  # 0009: play by reply
+TABLES |= {"notice_days"}  # 0016: notices one person causes another to receive, capped
 
 
 def _tables(url: str) -> set[str]:

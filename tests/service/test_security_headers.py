@@ -14,9 +14,7 @@ from service import tokens
 from service.db import get_engine, session_scope
 from service.models import Game, Player, Seat
 from service.outbox.signed import MailPurpose, make_token
-from tests.service.conftest import make_test_app
-
-GOOD_KEY = "p" * 48
+from tests.service.conftest import PRODUCTION_SETTINGS, make_test_app
 
 
 def _csp(response: object) -> dict[str, str]:
@@ -67,12 +65,7 @@ def test_style_sheet_is_cached_by_its_content_hash(client: FlaskClient) -> None:
 
 def test_hsts_only_in_production(client: FlaskClient, database_url: str) -> None:
     assert "Strict-Transport-Security" not in client.get("/healthz").headers
-    app: Flask = make_test_app(
-        database_url,
-        APP_ENV="production",
-        SECRET_KEY=GOOD_KEY,
-        BASE_URL="https://battleline.example",
-    )
+    app: Flask = make_test_app(database_url, **PRODUCTION_SETTINGS)
     try:
         response = app.test_client().get("/healthz")
         assert response.headers["Strict-Transport-Security"].startswith("max-age=31536000")
@@ -107,6 +100,30 @@ def test_posts_from_another_site_are_refused(
         client.post(f"/me/{token}/sign-in", headers={"Origin": "http://localhost"}).status_code
         == 303
     )
+
+
+def test_only_the_same_origin_counts_as_this_site(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, database_url: str
+) -> None:
+    """A sibling subdomain (``same-site``) is another site, and so is an ``http:`` page of an
+    https site (a network attacker can write one)."""
+    path = f"/p/{new_game.token['B']}/decline"
+    for fetch_site in ("same-site", "none", "anything"):
+        response = client.post(path, headers={"Sec-Fetch-Site": fetch_site})
+        assert response.status_code == 403, fetch_site
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Game)).one().status == "invited"
+    production = make_test_app(database_url, **PRODUCTION_SETTINGS)
+    web = production.test_client()
+    try:
+        host = "battleline.example"
+        sign_out = "/me/sign-out"
+        plain = web.post(sign_out, base_url=f"https://{host}", headers={"Origin": f"http://{host}"})
+        assert plain.status_code == 403
+        same = web.post(sign_out, base_url=f"https://{host}", headers={"Origin": f"https://{host}"})
+        assert same.status_code == 303
+    finally:
+        get_engine(production).dispose()
 
 
 def test_one_click_unsubscribe_works_from_anywhere(app: Flask, client: FlaskClient) -> None:

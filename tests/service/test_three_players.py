@@ -257,14 +257,17 @@ def test_invitation_limits_count_each_invitation(app: Flask, client: FlaskClient
 
 
 def test_an_invited_address_that_refuses_invitations(app: Flask, client: FlaskClient) -> None:
-    game = _created(app, client)
+    _created(app, client)
     invitation = rows(app, kind=MailKind.INVITATION, recipient="carol@example.org")[0]
     refuse = link_to(invitation.text_body, "/mail/refuse-invitations/")
     assert client.post(path_of(refuse)).status_code == 200
+    # Created as any other game (a refusal would tell who refuses): Bob is invited, Carol not.
     response = client.post("/games/new", data={**FORM, "days_per_move": "5"})
-    assert response.status_code == 403
-    assert b"asked not to receive invitations" in response.data
-    assert [g.id for g in _games(app)] == [game["id"]]
+    assert response.status_code == 303
+    assert len(_games(app)) == 2
+    carols = rows(app, kind=MailKind.INVITATION, recipient="carol@example.org")
+    assert len(carols) == 1
+    assert len(rows(app, kind=MailKind.INVITATION, recipient="bob@example.org")) == 2
 
 
 # --- answering -----------------------------------------------------------------------------------

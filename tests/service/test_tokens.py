@@ -98,8 +98,9 @@ def test_expired_token_is_refused(bare_app: Flask, monkeypatch: pytest.MonkeyPat
 
 def test_key_rotation_accepts_old_links_and_signs_with_the_new_key(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'unused.sqlite3'}"
-    old_app = make_test_app(url, SECRET_KEY="old-key")
-    new_app = make_test_app(url, SECRET_KEY="new-key", SECRET_KEY_FALLBACKS=["old-key"])
+    old_key, new_key = "old-key-of-the-rotation-test-01234", "new-key-of-the-rotation-test-01234"
+    old_app = make_test_app(url, SECRET_KEY=old_key)
+    new_app = make_test_app(url, SECRET_KEY=new_key, SECRET_KEY_FALLBACKS=[old_key])
     with old_app.app_context():
         old_token = tokens.make_private_token(7, "A", 0)
     with new_app.app_context():

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from service.db import get_engine
 from service.outbox import MailKind
-from tests.service.conftest import VALID_FORM, make_test_app
+from tests.service.conftest import PRODUCTION_SETTINGS, VALID_FORM, make_test_app
 from tests.worker.outbox_rows import get_ok, only_row, path_of
 
 HREF = re.compile(r'href="(http://bl\.test/[^"]+)"')
@@ -50,12 +50,7 @@ def test_list_and_message(app: Flask, client: FlaskClient) -> None:
 
 
 def test_not_in_production(tmp_path: Path) -> None:
-    production = make_test_app(
-        f"sqlite:///{tmp_path / 'prod.sqlite3'}",
-        APP_ENV="production",
-        SECRET_KEY="p" * 48,
-        BASE_URL="https://battleline.example",
-    )
+    production = make_test_app(f"sqlite:///{tmp_path / 'prod.sqlite3'}", **PRODUCTION_SETTINGS)
     try:
         assert production.test_client().get("/dev/outbox").status_code == 404
     finally:

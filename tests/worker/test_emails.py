@@ -226,16 +226,32 @@ def test_confirmation_emails_are_limited(app: Flask, client: FlaskClient) -> Non
 
 
 def test_refusing_all_invitations(app: Flask, client: FlaskClient) -> None:
+    """An address that refuses invitations gets none, and nobody can tell it from one that
+    does not answer: the same answers, the same pages (no 403 that says it refuses)."""
     invitation = invited_game(app, client)
     url = link_to(invitation.text_body, "/mail/refuse-invitations/")
     assert client.post(path_of(url)).status_code == 200
-    response = client.post("/games/new", data=VALID_FORM)
-    assert response.status_code == 403
-    assert b"asked not to receive invitations" in response.data
+    answers = {}
+    for b_email in ("bob@example.org", "carol@example.org"):
+        form = {**VALID_FORM, "a_name": "Mallory", "a_email": "mallory@example.org"}
+        response = client.post("/games/new", data={**form, "b_email": b_email})
+        answers[b_email] = (response.status_code, response.location, response.data)
+    assert answers["bob@example.org"] == answers["carol@example.org"]
+    assert answers["bob@example.org"][:2] == (303, "/games/new/sent")
+    pages = []
+    for row in rows(app, kind=MailKind.CONFIRM_ADDRESS, recipient="mallory@example.org"):
+        private = path_of(link_to(row.text_body, "/p/"))
+        assert client.post(private + "/invite").status_code == 303
+        pages.append(client.get(private).get_data(as_text=True))
+    assert ["Waiting for Bob" in page for page in pages] == [True, True]
+    invited = [row.recipient for row in rows(app, kind=MailKind.INVITATION)]
+    assert invited == ["bob@example.org", "carol@example.org"], "none to Bob after he refused"
     # Changing one's mind is one more button.
     page = client.post(path_of(url), data={"undo": "1"}).get_data(as_text=True)
     assert "can invite you again" in page
-    assert create(client) == 303
+    assert create(client, days_per_move="5") == 303
+    confirm_creator(app, client)
+    assert [row.recipient for row in rows(app, kind=MailKind.INVITATION)][-1] == "bob@example.org"
 
 
 def test_one_click_unsubscribe(app: Flask, client: FlaskClient) -> None:
