@@ -73,6 +73,7 @@ from sqlmodel import Session
 from service.db import get_engine, session_scope
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
+from service.outbox.bounce_address import bounce_address
 from service.outbox.models import OutboxMessage, OutboxStatus
 
 if TYPE_CHECKING:
@@ -931,7 +932,9 @@ def _attempt(
     """Send one claimed row and record the result (``sent`` through ``recorder`` if given): the
     outcome, the error, and whether the next rows of a batch may follow (the result recorded,
     and no failure of the server)."""
-    sender = envelope_address(current_app.config["MAIL_DEFAULT_SENDER"])  # a setting: raises
+    config = current_app.config
+    # VERP: the row's own signed bounce address, so a bounce says which email failed.
+    sender = bounce_address(config, claim.id) or envelope_address(config["MAIL_DEFAULT_SENDER"])
     try:
         message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
     except UnicodeError as error:  # no server could take this row: failed, the batch goes on
