@@ -103,11 +103,12 @@ def returned_rows(
     config: Mapping[str, Any], message: email.message.Message, recipients: Sequence[str]
 ) -> list[int]:
     """The outbox rows named by the signed bounce addresses this message was delivered to: the
-    envelope's recipients first (the SMTP receiver), then Delivered-To, X-Original-To and To
-    (a mailbox)."""
+    envelope's recipients when there is an envelope (the SMTP receiver), else what the mailbox
+    recorded (Delivered-To, X-Original-To) and To."""
     candidates = list(recipients)
-    for name in ("Delivered-To", "X-Original-To", "To"):
-        candidates += headers.addresses(message.get_all(name) or [])
+    if not candidates:
+        for name in ("Delivered-To", "X-Original-To", "To"):
+            candidates += headers.addresses(message.get_all(name) or [])
     found: list[int] = []
     for address in candidates:
         outbox_id = outbox_id_of(config, address)

@@ -554,6 +554,7 @@ CASES = [
     Case("bounce_from_a_mailbox_by_its_to_header", lambda c: dsn(c, message_id="<any@mx.example.org>", to=bounce_address_of(c), envelope=False), Outcome.BOUNCE, None, False, _marked_bouncing),
     Case("bounce_knowing_only_the_message_id", lambda c: dsn(c, message_id=c.row().message_id), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
     Case("bounce_of_a_stranger_email", lambda c: dsn(c, message_id="<forged@evil.example>"), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("bounce_address_only_in_to_of_an_smtp_envelope", lambda c: Inbound(dsn(c, message_id=c.row().message_id, to=bounce_address_of(c)).raw, recipients=(c.row().headers["Reply-To"],), envelope_sender=""), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
     Case("bounce_with_a_forged_token", lambda c: dsn(c, message_id=c.row().message_id, to=forged_token(c)), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
     Case("bounce_to_the_other_seats_address_names_the_mover", other_seats_token_to_the_mover, Outcome.BOUNCE, None, False, _other_marked_not_mover),
     Case("temporary_delivery_delay", lambda c: dsn(c, message_id=c.row().message_id, status="4.4.1", action="delayed", to=bounce_address_of(c)), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
