@@ -107,6 +107,7 @@ def init_mail(app: Flask) -> None:
     from service.inbound.cli import inbound_cli
     from service.mail import dev_outbox
     from service.mail import routes as mail_routes
+    from service.mail.dns_check import check_dns_command
     from service.turns import routes as turns_routes
     from service.turns import start as turn_start
     from worker import celery_init_app
@@ -115,6 +116,7 @@ def init_mail(app: Flask) -> None:
     celery_init_app(app)
     app.register_blueprint(mail_routes.bp)
     app.cli.add_command(mail_cli)
+    mail_cli.add_command(check_dns_command)
     # The start of turns and the game-over emails hook on every move (service.games.state).
     turn_start.init_app(app)
     app.register_blueprint(turns_routes.bp)

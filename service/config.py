@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from service.dkim_signing import SigningKeyError, dkim_config_from_env, signing_key
 from service.limits import limits_config_from_env
 from service.secret_keys import MIN_KEY_BITS, estimated_bits
 from service.turn_settings import GAME_DAY_S, turns_config_from_env
@@ -98,6 +99,7 @@ def config_from_env(instance_path: str, environ: Mapping[str, str] | None = None
             env.get("EMBEDDED_BEAT"), app_env == AppEnv.DEVELOPMENT and not env.get("REDIS_URL")
         ),
         **mail_config_from_env(env),
+        **dkim_config_from_env(env),
         **inbound_config_from_env(env),
         **turns_config_from_env(env, embedded=app_env == AppEnv.DEVELOPMENT),
         **limits_config_from_env(env),
@@ -282,6 +284,10 @@ def check_config(config: Mapping[str, Any]) -> None:
             f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
     _check_inbound(config)
+    try:
+        signing_key(config)  # a DKIM key given anywhere must sign: refused at start, not per email
+    except SigningKeyError as error:
+        raise ConfigError(str(error)) from None
     if config.get("EMBEDDED_BEAT") and config.get("REDIS_URL"):
         raise ConfigError(
             "EMBEDDED_BEAT runs beat's schedule in the web process, for when there is no Redis; "

@@ -7,8 +7,9 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
 
 1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); more than
    ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
-2. a delivery-status report: the failed recipients of one of our emails that it returns are
-   marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
+2. a bounce to the signed bounce address of one of our emails (``bounces``): that email's
+   recipient is marked bouncing, as the outbox's own permanent failures are (``bounce``); any
+   other bounce, or anything else to a bounce address, is dropped (``bounce_unmatched``);
 3. sent by a program (a read receipt, a null sender, ``Auto-Submitted`` other than ``no`` (so
    never an answer of ours), ``Precedence: bulk|junk|list|auto_reply``, ``X-Autoreply`` and
    kin, ``List-Id``, an out-of-office subject, a mail system's report such as qmail's bounce,
@@ -51,10 +52,9 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import headers
+from service.inbound import bounces, headers
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
-from service.outbox.addresses import mark_bouncing
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import emails_queued_since, game_subject
@@ -84,9 +84,10 @@ class Outcome(enum.StrEnum):
     AUTOMATIC = "automatic"
     """Sent by a program (auto-reply, bulk, list, our own answer): never played or answered."""
     BOUNCE = "bounce"
-    """A delivery report for one of our emails: the recipient is marked bouncing."""
+    """A bounce to one of our emails' signed bounce addresses: its recipient marked bouncing."""
     BOUNCE_UNMATCHED = "bounce_unmatched"
-    """A delivery report that returns none of our emails (or no permanent failure): dropped."""
+    """A delivery report to no signed bounce address, or a message to one that states no
+    permanent failure: dropped, nothing marked."""
     NO_SENDER = "no_sender"
     """No single readable From address."""
     UNKNOWN_KEY = "unknown_key"
@@ -218,8 +219,10 @@ def _handle(
     per_hour = int(config["INBOUND_PER_ADDRESS_PER_HOUR"])
     if _recent_from(session, row.sender, now - timedelta(hours=1), row.id) >= per_hour:
         return Received(Outcome.RATE_LIMITED, f"over {per_hour} emails this hour")
-    if headers.is_delivery_report(message):
-        return _bounce(session, message)
+    verdict = bounces.judge(session, config, message, recipients)
+    if verdict is not None:
+        outcome = Outcome.BOUNCE if verdict.marked else Outcome.BOUNCE_UNMATCHED
+        return Received(outcome, verdict.detail)
     reason = headers.automatic(message, envelope_sender, own_addresses())
     if reason is not None:
         return Received(Outcome.AUTOMATIC, reason)
@@ -246,30 +249,6 @@ def _seat(session: Session, keys: Sequence[str]) -> Seat | None:
         if seat is not None:
             return seat
     return None
-
-
-def _bounce(session: Session, message: email.message.Message) -> Received:
-    report = headers.delivery_report(message)
-    marked: list[str] = []
-    for failed in report.failed:
-        if not report.original_ids:
-            break
-        players = session.exec(
-            select(OutboxMessage.player_id)
-            .where(
-                col(OutboxMessage.message_id).in_(report.original_ids),
-                OutboxMessage.recipient == failed.address,
-                col(OutboxMessage.player_id).is_not(None),
-            )
-            .distinct()
-        ).all()
-        for player_id in players:
-            assert player_id is not None
-            mark_bouncing(session, player_id, f"{failed.status} {failed.diagnostic}".strip())
-            marked.append(failed.address)
-    if not marked:
-        return Received(Outcome.BOUNCE_UNMATCHED, "returns none of our emails")
-    return Received(Outcome.BOUNCE, "bouncing: " + ", ".join(marked))
 
 
 def _other_sender(
@@ -379,7 +358,13 @@ def _reply(
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
     answer = queue_receipt(
-        session, game, state, letter, moves, before=before, notes=reading.notes,
+        session,
+        game,
+        state,
+        letter,
+        moves,
+        before=before,
+        notes=reading.notes,
         in_reply_to=in_reply_to,
     )
     played = ", ".join(m.action_text() for m in moves)

@@ -2,12 +2,13 @@
 addresses to. Run it with ``flask --app service inbound smtp`` (the Procfile's ``inbound``), on
 ``INBOUND_SMTP_HOST:INBOUND_SMTP_PORT``.
 
-It takes ``RCPT TO`` only for ``INBOUND_LOCAL_PART+...@INBOUND_DOMAIN`` (550 for anything else:
-it relays nothing), refuses a message over ``INBOUND_MAX_BYTES`` while it arrives (552), and
-answers 250 only after ``receive`` has committed what came of the message: a 250 means that
-the move was played and its answer queued, or the message was kept as dropped. Any failure is
-a 451, so the sending server keeps the message and tries again (a repeat of a message already
-committed is found by its Message-ID and changes nothing).
+It takes ``RCPT TO`` only for ``INBOUND_LOCAL_PART+...@INBOUND_DOMAIN`` and the bounce addresses
+``bounces+...@INBOUND_DOMAIN`` (550 for anything else: it relays nothing), refuses a message
+over ``INBOUND_MAX_BYTES`` while it arrives (552), and answers 250 only after ``receive`` has
+committed what came of the message: a 250 means that the move was played and its answer queued,
+or the message was kept as dropped. Any failure is a 451, so the sending server keeps the message
+and tries again (a repeat of a message already committed is found by its Message-ID and changes
+nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from flask import Flask
 
 from service.inbound import headers
 from service.inbound.receive import receive
+from service.outbox.bounce_address import is_bounce_address
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +43,10 @@ class ReplyHandler:
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
     ) -> str:
-        if not self.domain or not headers.is_reply_address(address, self.local_part, self.domain):
+        if not self.domain or not (
+            headers.is_reply_address(address, self.local_part, self.domain)
+            or is_bounce_address(address, self.domain)
+        ):
             return "550 5.1.1 No such recipient here"
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
             return "452 4.5.3 Too many recipients"

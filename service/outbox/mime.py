@@ -1,8 +1,8 @@
 """The wire form of an email: a Flask-Mail message built once, when the row is queued.
 
 The row keeps the exact bytes it will send (``OutboxMessage.mime``): every attempt sends the same
-message (same Message-ID, Date and boundaries), so a receiver can drop a repeat, and a worker only
-sends bytes. The Date is when the email was queued, that is when its news happened.
+message (same Message-ID, Date, boundaries and DKIM signature), so a receiver can drop a repeat,
+and a worker only sends bytes. The Date is when the email was queued, when its news happened.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from email.policy import compat32
 from email.utils import formataddr, parseaddr
 
 import flask_mail
+
+from service import dkim_signing
+from service.dkim_signing import SigningKey
 
 # Every line break a mail header could be split at, and NUL: a header value must be one line.
 _HEADER_BREAKS = frozenset("\r\n\v\f\x00\x85\u2028\u2029")
@@ -115,8 +118,10 @@ def build_mime(
     html: str,
     message_id: str,
     headers: dict[str, str],
+    signing_key: SigningKey | None = None,
 ) -> str:
-    """The complete multipart message (text and HTML), as ASCII. Raises HeaderInjectionError."""
+    """The complete multipart message (text and HTML), as ASCII, signed with ``signing_key``
+    (DKIM) when given. Raises HeaderInjectionError."""
     for name, value in headers.items():
         check_header_value(name, value)
     message = MailMessage(
@@ -133,4 +138,7 @@ def build_mime(
     message.msgId = check_header_value("Message-ID", message_id)
     if message.has_bad_headers():
         raise HeaderInjectionError("From")
-    return message.as_bytes().decode("ascii")
+    wire = message.as_bytes()
+    if signing_key is not None:
+        wire = dkim_signing.sign(wire, signing_key)
+    return wire.decode("ascii")

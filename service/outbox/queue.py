@@ -26,6 +26,7 @@ from sqlmodel import Session, col, func, select
 import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
+from service.dkim_signing import signing_key
 from service.games import reply_keys, store
 from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
@@ -286,6 +287,7 @@ def queue_email(
         html=html,
         message_id=message_id,
         headers=headers,
+        signing_key=signing_key(current_app.config),
     )
     now = utcnow()
     sweep_after = timedelta(seconds=float(current_app.config["MAIL_SWEEP_AFTER_S"]))

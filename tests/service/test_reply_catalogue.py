@@ -24,6 +24,7 @@ from service.db import session_scope
 from service.games import store
 from service.inbound.receive import Outcome, receive
 from service.models import AddressStatus, Game, Player
+from service.outbox.bounce_address import bounce_address
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.service.replies import (
@@ -150,11 +151,29 @@ def _mentions(*words: str) -> Callable[[Ctx, list[OutboxMessage]], None]:
 # ------------------------------------------------------------------------------- building blocks
 
 
-def dsn(ctx: Ctx, *, message_id: str, status: str = "5.1.1", action: str = "failed") -> Inbound:
-    """A delivery-status report (RFC 3464) for ``message_id`` sent to the mover."""
+def bounce_address_of(ctx: Ctx, seat: str | None = None) -> str:
+    """The envelope sender of the seat's latest email: where its bounce goes (VERP)."""
+    address = bounce_address(ctx.app.config, ctx.row(seat).id or 0)
+    assert address is not None
+    return address
+
+
+def dsn(
+    ctx: Ctx,
+    *,
+    message_id: str,
+    status: str = "5.1.1",
+    action: str = "failed",
+    to: str | None = None,
+    envelope: bool = True,
+) -> Inbound:
+    """A delivery-status report (RFC 3464) for ``message_id`` sent to the mover, delivered to
+    ``to`` (by default the Reply-To, as a forger who knows only a Message-ID would): by SMTP
+    (``envelope``), else from a mailbox (only its To header says where it went)."""
+    to = to or ctx.row().headers["Reply-To"]
     raw = (
         "From: Mail Delivery System <MAILER-DAEMON@mx.example.org>\r\n"
-        f"To: {ctx.row().headers['Reply-To']}\r\n"
+        f"To: {to}\r\n"
         "Subject: Undelivered Mail Returned to Sender\r\n"
         f"Message-ID: <dsn.{message_id.strip('<>').replace('@', '.')}@mx.example.org>\r\n"
         "Auto-Submitted: auto-replied\r\n"
@@ -169,7 +188,7 @@ def dsn(ctx: Ctx, *, message_id: str, status: str = "5.1.1", action: str = "fail
         f"Message-ID: {message_id}\r\nFrom: battleline@bl.test\r\nTo: {ctx.mover_email}\r\n"
         "Subject: Your turn\r\n\r\n--B--\r\n"
     ).encode()
-    return Inbound(raw, envelope_sender="")
+    return Inbound(raw, recipients=(to,) if envelope else (), envelope_sender="")
 
 
 def other_key_to(ctx: Ctx) -> str:
@@ -376,17 +395,78 @@ def read_receipt(ctx: Ctx) -> Inbound:
     return Inbound(raw)
 
 
-def qmail_bounce(ctx: Ctx) -> Inbound:
-    """qmail's plain bounce, from a mailbox that kept no Return-Path: no delivery report."""
+def qmail_bounce(ctx: Ctx, to: str | None = None) -> Inbound:
+    """qmail's plain bounce, from a mailbox that kept no Return-Path: no delivery report. To
+    ``to`` (by default the Reply-To)."""
     row = ctx.row()
     raw = (
-        f"From: MAILER-DAEMON@mail.example.net\r\nTo: {row.headers['Reply-To']}\r\n"
+        f"From: MAILER-DAEMON@mail.example.net\r\nTo: {to or row.headers['Reply-To']}\r\n"
         "Subject: failure notice\r\nMessage-ID: <qmail.1@mail.example.net>\r\n\r\n"
         "Hi. This is the qmail-send program at mail.example.net.\r\n"
         f"<{ctx.mover_email}>:\r\nSorry, no mailbox here by that name. (#5.1.1)\r\n\r\n"
         f"--- Below this line is a copy of the message.\r\n\r\n{ctx.turn()}\r\n"
     ).encode()
     return Inbound(raw)
+
+
+def plain_bounce(ctx: Ctx, text: str, *, to: str, subject: str) -> Inbound:
+    """A plain-text report of a mail system (no delivery-status part), by SMTP to ``to``."""
+    raw = (
+        f"From: Mail Delivery System <Mailer-Daemon@mx.example.net>\r\nTo: {to}\r\n"
+        f"Subject: {subject}\r\nMessage-ID: <plain.{abs(hash(text))}@mx.example.net>\r\n"
+        "Auto-Submitted: auto-replied\r\n\r\n"
+        f"{text}\r\n------ This is a copy of the message, including all the headers. ------\r\n"
+        f"Message-ID: {ctx.row().message_id}\r\n\r\n{ctx.turn()}\r\n"
+    ).encode()
+    return Inbound(raw, recipients=(to,), envelope_sender="")
+
+
+EXIM_FAILED = (
+    "This message was created automatically by mail delivery software.\r\n\r\n"
+    "A message that you sent could not be delivered to one or more of its\r\nrecipients. "
+    "This is a permanent error. The following address(es) failed:\r\n\r\n  {address}\r\n"
+    "    SMTP error from remote mail server after RCPT TO:<{address}>:\r\n"
+    "    550 5.1.1 User unknown\r\n"
+)
+POSTFIX_FAILED = (
+    "This is the mail system at host mx.example.net.\r\n\r\nI'm sorry to have to inform you "
+    "that your message could not\r\nbe delivered to one or more recipients.\r\n\r\n"
+    "<{address}>: host mx.example.net said: 550 5.1.1 <{address}>: Recipient address rejected\r\n"
+)
+POSTFIX_DELAYED = (
+    "This is the mail system at host mx.example.net.\r\n\r\n"
+    "####### THIS IS A WARNING ONLY.  YOU DO NOT NEED TO RESEND YOUR MESSAGE. #######\r\n\r\n"
+    "Your message could not be delivered for more than 4 hour(s).\r\n"
+    "It will be retried until it is 5 day(s) old.\r\n"
+)
+EXIM_DELAYED = (
+    "This message was created automatically by mail delivery software.\r\n\r\n"
+    "A message that you sent has not yet been delivered to one or more of its\r\n"
+    "recipients after more than 24 hours on the queue on mx.example.net.\r\n"
+)
+
+
+def forged_token(ctx: Ctx) -> str:
+    """The mover's bounce address with another row's id and the same signature."""
+    local, _, domain = bounce_address_of(ctx).partition("@")
+    number, _, signature = local.partition("+")[2].partition("-")
+    return f"bounces+{int(number) + 1}-{signature}@{domain}"
+
+
+def other_seats_token_to_the_mover(ctx: Ctx) -> Inbound:
+    """The other seat's own bounce address (the only one it can see) with a report that names
+    the mover: only the other seat's address may be marked, never the mover's."""
+    return dsn(ctx, message_id=ctx.row().message_id, to=bounce_address_of(ctx, ctx.other))
+
+
+def _other_marked_not_mover(ctx: Ctx, answers: list[OutboxMessage]) -> None:
+    with ctx.app.app_context(), session_scope() as session:
+        bouncing = (
+            select(Player.email)
+            .join(AddressStatus)
+            .where(col(AddressStatus.bounced_at).is_not(None))
+        )
+        assert session.exec(bouncing).all() == [ctx.other_email]
 
 
 def _upper(ctx: Ctx) -> str:
@@ -470,9 +550,21 @@ CASES = [
     Case("null_envelope_sender", lambda c: Inbound(c.reply(c.turn()).raw, envelope_sender=""), Outcome.AUTOMATIC),
     Case("return_path_null", lambda c: c.reply(c.turn(), extra={"Return-Path": "<>"}), Outcome.AUTOMATIC),
     Case("our_own_answer_looping_back", lambda c: c.reply(c.turn(), sender="Battle Line by mail <battleline@localhost>"), Outcome.AUTOMATIC),
-    Case("bounce_of_our_email", lambda c: dsn(c, message_id=c.row().message_id), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("bounce_to_our_bounce_address", lambda c: dsn(c, message_id=c.row().message_id, to=bounce_address_of(c)), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("bounce_from_a_mailbox_by_its_to_header", lambda c: dsn(c, message_id="<any@mx.example.org>", to=bounce_address_of(c), envelope=False), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("bounce_knowing_only_the_message_id", lambda c: dsn(c, message_id=c.row().message_id), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
     Case("bounce_of_a_stranger_email", lambda c: dsn(c, message_id="<forged@evil.example>"), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
-    Case("temporary_delivery_delay", lambda c: dsn(c, message_id=c.row().message_id, status="4.4.1", action="delayed"), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("bounce_address_only_in_to_of_an_smtp_envelope", lambda c: Inbound(dsn(c, message_id=c.row().message_id, to=bounce_address_of(c)).raw, recipients=(c.row().headers["Reply-To"],), envelope_sender=""), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("bounce_with_a_forged_token", lambda c: dsn(c, message_id=c.row().message_id, to=forged_token(c)), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("bounce_to_the_other_seats_address_names_the_mover", other_seats_token_to_the_mover, Outcome.BOUNCE, None, False, _other_marked_not_mover),
+    Case("temporary_delivery_delay", lambda c: dsn(c, message_id=c.row().message_id, status="4.4.1", action="delayed", to=bounce_address_of(c)), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("qmail_bounce_to_our_bounce_address", lambda c: Inbound(qmail_bounce(c, bounce_address_of(c)).raw, recipients=(bounce_address_of(c),), envelope_sender=""), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("exim_bounce_to_our_bounce_address", lambda c: plain_bounce(c, EXIM_FAILED.format(address=c.mover_email), to=bounce_address_of(c), subject="Mail delivery failed: returning message to sender"), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("postfix_bounce_to_our_bounce_address", lambda c: plain_bounce(c, POSTFIX_FAILED.format(address=c.mover_email), to=bounce_address_of(c), subject="Undelivered Mail Returned to Sender"), Outcome.BOUNCE, None, False, _marked_bouncing),
+    Case("postfix_delay_warning", lambda c: plain_bounce(c, POSTFIX_DELAYED, to=bounce_address_of(c), subject="Delayed Mail (still being retried)"), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("exim_delay_warning", lambda c: plain_bounce(c, EXIM_DELAYED, to=bounce_address_of(c), subject="Warning: message delayed"), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
+    Case("exim_bounce_without_a_token", lambda c: plain_bounce(c, EXIM_FAILED.format(address=c.mover_email), to=c.row().headers["Reply-To"], subject="Mail delivery failed"), Outcome.AUTOMATIC, None, False, _nobody_bouncing),
+    Case("auto_reply_to_our_bounce_address", lambda c: Inbound(c.reply("I am away until Monday.", to=bounce_address_of(c), subject="Out of Office").raw, recipients=(bounce_address_of(c),)), Outcome.BOUNCE_UNMATCHED, None, False, _nobody_bouncing),
     Case("oversized", oversized, Outcome.TOO_LARGE),
     Case("rate_limited", rate_limited, Outcome.RATE_LIMITED),
 ]  # fmt: skip

@@ -27,6 +27,7 @@ from service.mail.delivery.recording import Outcome, record_failure, release
 from service.mail.delivery.smtp import Postman, Wire, envelope_address, kept_postman, row_only
 from service.mail.delivery.state import delivery_state
 from service.models import utcnow
+from service.outbox.bounce_address import bounce_address
 
 
 def worker_postman() -> Postman:
@@ -38,7 +39,9 @@ def _attempt(claim: Claim, postman: Postman, recorder: Recorder) -> tuple[Outcom
     """Send one claimed row and record the result (``sent`` through ``recorder``): the outcome,
     and whether the next rows of a batch may follow (the result recorded, and no failure of the
     server)."""
-    sender = envelope_address(current_app.config["MAIL_DEFAULT_SENDER"])  # a setting: raises
+    config = current_app.config
+    # VERP: the row's own signed bounce address, so a bounce says which email failed.
+    sender = bounce_address(config, claim.id) or envelope_address(config["MAIL_DEFAULT_SENDER"])
     try:
         message = Wire(sender, envelope_address(claim.recipient), claim.mime.encode("ascii"))
     except UnicodeError as error:  # no server could take this row: failed, the batch goes on
