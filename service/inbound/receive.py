@@ -5,7 +5,9 @@ One transaction per message: the message's row (its Message-ID is unique, so a s
 of the same email changes nothing), the moves it plays under the game's row lock, and the answer
 in the outbox, all or nothing. What comes of a message, in order of the checks:
 
-1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); more than
+1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); nested too deep or in too many
+   MIME parts to parse (``mime_shape``): dropped, and refused for good by the SMTP receiver
+   (``malformed``); more than
    ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
 2. a delivery-status report: the failed recipients of one of our emails that it returns are
    marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
@@ -51,7 +53,7 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import headers
+from service.inbound import headers, mime_shape
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.addresses import mark_bouncing
@@ -80,6 +82,9 @@ class Outcome(enum.StrEnum):
     DUPLICATE = "duplicate"
     """Its Message-ID was received before: nothing done again (no row of its own)."""
     TOO_LARGE = "too_large"
+    MALFORMED = "malformed"
+    """Nested too deep or in too many parts to parse (``mime_shape``): kept as dropped, never
+    offered again (the SMTP receiver refuses it for good, the IMAP poller marks it handled)."""
     RATE_LIMITED = "rate_limited"
     AUTOMATIC = "automatic"
     """Sent by a program (auto-reply, bulk, list, our own answer): never played or answered."""
@@ -122,9 +127,10 @@ def own_addresses() -> list[str]:
     return [normal] if normal else []
 
 
-def parse(raw: bytes, size: int) -> email.message.Message:
-    """The message (headers only when it is over the size limit: its body is never read)."""
-    if size > int(current_app.config["INBOUND_MAX_BYTES"]):
+def parse(raw: bytes, size: int, malformed: str | None) -> email.message.Message:
+    """The message (headers only when it is over the size limit or ``malformed``: its body is
+    never read)."""
+    if malformed or size > int(current_app.config["INBOUND_MAX_BYTES"]):
         return email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     return email.message_from_bytes(raw, policy=email.policy.compat32)
 
@@ -148,7 +154,12 @@ def receive(
     """
     now = now or clock.now()
     size = len(raw) if size is None else size
-    message = parse(raw, size)
+    malformed = mime_shape.shape_problem(raw)
+    try:
+        message = parse(raw, size, malformed)
+    except RecursionError:  # a shape the scan let through: refused like the ones it finds
+        malformed = "nested too deep to parse"
+        message = parse(raw, size, malformed)
     message_id = headers.own_message_id(message) or synthetic_message_id(raw)
     sender = headers.sender_of(message)
     try:
@@ -162,7 +173,7 @@ def receive(
             session.flush()
             result = _handle(
                 session, message, row, size=size, now=now, recipients=recipients,
-                envelope_sender=envelope_sender,
+                envelope_sender=envelope_sender, malformed=malformed,
             )  # fmt: skip
             row.outcome = result.outcome.value
             row.detail = result.detail[:500]
@@ -210,11 +221,14 @@ def _handle(
     now: datetime,
     recipients: Sequence[str],
     envelope_sender: str | None,
+    malformed: str | None,
 ) -> Received:
     config = current_app.config
     limit = int(config["INBOUND_MAX_BYTES"])
     if size > limit:
         return Received(Outcome.TOO_LARGE, f"{size} bytes, over {limit}")
+    if malformed:
+        return Received(Outcome.MALFORMED, malformed)
     per_hour = int(config["INBOUND_PER_ADDRESS_PER_HOUR"])
     if _recent_from(session, row.sender, now - timedelta(hours=1), row.id) >= per_hour:
         return Received(Outcome.RATE_LIMITED, f"over {per_hour} emails this hour")
