@@ -204,6 +204,12 @@ def inbound_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "INBOUND_MAX_BYTES": int(env.get("INBOUND_MAX_BYTES", str(1024 * 1024))),
         # Emails from one address in an hour; beyond, they are dropped unanswered.
         "INBOUND_PER_ADDRESS_PER_HOUR": int(env.get("INBOUND_PER_ADDRESS_PER_HOUR", "30")),
+        # Received emails are remembered this many days (a repeat is found by its Message-ID),
+        # then the beat deletes them (service.inbound.prune) in batches, like the outbox's bodies.
+        "INBOUND_KEEP_DAYS": float(env.get("INBOUND_KEEP_DAYS", "30")),
+        "INBOUND_PRUNE_EVERY_S": float(env.get("INBOUND_PRUNE_EVERY_S", "3600")),
+        "INBOUND_PRUNE_BATCH": int(env.get("INBOUND_PRUNE_BATCH", "500")),
+        "INBOUND_PRUNE_BATCHES_PER_RUN": int(env.get("INBOUND_PRUNE_BATCHES_PER_RUN", "20")),
     }
 
 
