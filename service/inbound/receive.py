@@ -23,8 +23,9 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    this game to this player: the row's ``ply``). Played when that is the game's position now
    and every part that is no chat names a legal move (``applied``, with a receipt); else
    answered with what was understood, why not and the moves possible now (``refused``,
-   ``stale``). A reply with no move in it (chat only) to a game that is over (or stale) is not
-   answered (``ignored``).
+   ``stale``), except after two such answers to the player within a day with no move played
+   by reply between (``loops``: a naive auto-responder's loop). A reply with no move in it
+   (chat only) to a game that is over (or stale) is not answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
 message that a program sent.
@@ -53,7 +54,7 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import headers, mime_shape
+from service.inbound import headers, loops, mime_shape
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.addresses import mark_bouncing
@@ -350,11 +351,14 @@ def _reply(
     state = load_state(session, game) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
+        detail = reading.problem if reading is not None and reading.problem else reason
+        assert player.id is not None
+        if loops.refusals_paused(session, player.id):  # an auto-responder's loop: no answer
+            return Received(outcome, f"{detail} ({loops.NOT_ANSWERED})", game.id, letter)
         answer = queue_refusal(
             session, game, state, letter, reason=reason, in_reply_to=in_reply_to,
             written=text, reading=reading,
         )  # fmt: skip
-        detail = reading.problem if reading is not None and reading.problem else reason
         return Received(outcome, detail, game.id, letter, answer.id if answer else None)
 
     if state is None or game.status != GameStatus.ACTIVE:
