@@ -16,13 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, g
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.db import session_scope
 from service.errors import error_response
 from service.refusal import Refusal
+from service.signin import signed_in_player
 
 MAIL_SENDING_ENDPOINTS = (
     "lobby.create_game_view",
@@ -30,6 +32,11 @@ MAIL_SENDING_ENDPOINTS = (
     "history.my_games_request_sent",
 )
 """Requests that can make the site email an address the client typed."""
+WHOLE_SITE_ENDPOINTS = ("lobby.create_game_view", "lobby.send_invitation")
+"""Of those, the ones under the whole-site ceiling: they can email a stranger. The "my games"
+request is not: it emails only a player the site knows, a few times a day at most
+(``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY``), and it is how a person who has confirmed an address
+signs in again, which strangers filling the ceiling must not stop."""
 
 UNLIMITED_ENDPOINTS = ("static", "health.healthz")
 """Never counted, never waiting on the counters' Redis (load balancers ask often)."""
@@ -67,6 +74,29 @@ class TooManyRequestsError(Refusal):
         )
 
 
+def _signed_in_player_id() -> int | None:
+    """The player this request's browser is signed in as (once per request), or None."""
+    if "limits_player_id" not in g:
+        with session_scope() as session:
+            player = signed_in_player(session)
+            g.limits_player_id = player.id if player is not None else None
+    found: int | None = g.limits_player_id
+    return found
+
+
+def _client_key() -> str:
+    """Who a mail-sending request is counted for: the signed-in player (who has confirmed an
+    address, and whatever address they come from), else the client's address."""
+    player_id = _signed_in_player_id()
+    return f"player:{player_id}" if player_id is not None else get_remote_address()
+
+
+def _signed_in() -> bool:
+    """A signed-in player is not under the whole-site ceiling: strangers filling it must not
+    lock out the people who have already confirmed an address (counted by ``_client_key``)."""
+    return _signed_in_player_id() is not None
+
+
 def _methods(app: Flask, endpoint: str) -> set[str]:
     return {method for rule in app.url_map.iter_rules(endpoint) for method in rule.methods or ()}
 
@@ -92,14 +122,18 @@ def init_app(app: Flask) -> Limiter:
         wrapped: Callable[..., Any] = view
         if endpoint in MAIL_SENDING_ENDPOINTS:
             wrapped = limiter.limit(
-                lambda: str(config["RATE_LIMIT_MAIL_PER_CLIENT"]), methods=["POST"]
-            )(wrapped)
-            wrapped = limiter.shared_limit(
-                lambda: str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]),
-                scope="mail-whole-site",
-                key_func=lambda: GLOBAL_KEY,
+                lambda: str(config["RATE_LIMIT_MAIL_PER_CLIENT"]),
+                key_func=_client_key,
                 methods=["POST"],
             )(wrapped)
+            if endpoint in WHOLE_SITE_ENDPOINTS:
+                wrapped = limiter.shared_limit(
+                    lambda: str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]),
+                    scope="mail-whole-site",
+                    key_func=lambda: GLOBAL_KEY,
+                    methods=["POST"],
+                    exempt_when=_signed_in,
+                )(wrapped)
         elif endpoint in UNLIMITED_ENDPOINTS or "POST" not in _methods(app, endpoint):
             # Only POSTs are limited: a view that takes none has nothing to count, and the
             # limiter's checks would cost every page view (bench/service.py).
