@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from service.limits import limits_config_from_env
+from service.proxies import proxy_networks
 from service.turn_settings import GAME_DAY_S, turns_config_from_env
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-secret-key"
@@ -229,6 +230,24 @@ def _check_inbound(config: Mapping[str, Any]) -> None:
         )
 
 
+def _check_proxies(config: Mapping[str, Any]) -> None:
+    """``FORWARDED_ALLOW_IPS`` must name addresses; production refuses ``*`` with
+    ``TRUSTED_PROXIES`` (``service.proxies``): anyone who reaches gunicorn directly could then
+    choose the address it is counted by."""
+    value = str(config.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1")
+    try:
+        networks = proxy_networks(value)
+    except ValueError as error:
+        raise ConfigError(f"FORWARDED_ALLOW_IPS={value!r}: {error}") from None
+    trusting = int(config.get("TRUSTED_PROXIES") or 0) > 0
+    if networks is None and trusting and config["APP_ENV"] == AppEnv.PRODUCTION:
+        raise ConfigError(
+            "APP_ENV=production refuses TRUSTED_PROXIES with FORWARDED_ALLOW_IPS=*: any "
+            "client that reaches gunicorn directly could set X-Forwarded-For and pass every "
+            "per-client limit. Name the proxy's addresses (e.g. FORWARDED_ALLOW_IPS=10.0.0.5)"
+        )
+
+
 def _host_is_local(base_url: str) -> bool:
     host = (urlsplit(base_url).hostname or "").lower()
     if host == "localhost" or host.endswith(LOCAL_SUFFIXES):
@@ -268,6 +287,7 @@ def check_config(config: Mapping[str, Any]) -> None:
             f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
     _check_inbound(config)
+    _check_proxies(config)
     if config.get("EMBEDDED_BEAT") and config.get("REDIS_URL"):
         raise ConfigError(
             "EMBEDDED_BEAT runs beat's schedule in the web process, for when there is no Redis; "

@@ -8,7 +8,8 @@ timeouts: a stalled Redis lets requests through (``RATELIMIT_SWALLOW_ERRORS``, a
 fallback) instead of stalling them.
 
 Behind a reverse proxy, ``TRUSTED_PROXIES`` (how many) makes the client address the one the
-proxy saw (``X-Forwarded-For``), not the proxy's own.
+proxy saw (``X-Forwarded-For``), not the proxy's own, for requests that come from an address of
+``FORWARDED_ALLOW_IPS`` (``service.proxies``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Any
 from flask import Flask, Response, g
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.db import session_scope
 from service.errors import error_response
+from service.proxies import DEFAULT_FORWARDED_ALLOW_IPS, TrustedProxyFix, proxy_networks
 from service.refusal import Refusal
 from service.signin import signed_in_player
 
@@ -53,6 +54,8 @@ def limits_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "RATE_LIMIT_MAIL_WHOLE_SITE": env.get("RATE_LIMIT_MAIL_WHOLE_SITE", "300/hour;2000/day"),
         "RATE_LIMIT_POST_PER_CLIENT": env.get("RATE_LIMIT_POST_PER_CLIENT", "120/minute"),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", "0")),
+        # Whose X-Forwarded-* headers are read (gunicorn's own setting, and its default).
+        "FORWARDED_ALLOW_IPS": env.get("FORWARDED_ALLOW_IPS") or DEFAULT_FORWARDED_ALLOW_IPS,
         "RATELIMIT_ENABLED": env.get("RATELIMIT_ENABLED", "1").lower() not in ("0", "false", "no"),
         "RATELIMIT_HEADERS_ENABLED": True,
         "RATELIMIT_SWALLOW_ERRORS": True,
@@ -106,9 +109,8 @@ def init_app(app: Flask) -> Limiter:
     config = app.config
     proxies = int(config["TRUSTED_PROXIES"])
     if proxies > 0:
-        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
-            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
-        )
+        networks = proxy_networks(str(config["FORWARDED_ALLOW_IPS"]))
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app, proxies, networks)  # type: ignore[method-assign]
     config.setdefault("RATELIMIT_STORAGE_URI", config.get("REDIS_URL") or "memory://")
     if str(config["RATELIMIT_STORAGE_URI"]).startswith("redis"):
         # Short waits: a stalled Redis must not stall a request (it is let through instead).
