@@ -20,7 +20,7 @@ from service.db import session_scope
 from service.inbound import imap
 from service.models import Game, InboundMessage
 from tests.service.conftest import make_test_app
-from tests.service.test_poison_messages import nested
+from tests.service.replies import nested
 from tests.worker.conftest import SMTPServer, WorkerProcess, _empty, close_app, wait_for
 from tests.worker.reply_servers import (
     IMAP_PASSWORD,
