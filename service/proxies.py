@@ -44,7 +44,8 @@ def proxy_networks(value: str) -> tuple[Network, ...] | None:
     networks = []
     for entry in entries:
         try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
+            # Strict, as gunicorn reads it: 10.0.0.1/8 (host bits set) is a mistake.
+            networks.append(ipaddress.ip_network(entry))
         except ValueError:
             raise ValueError(f"{entry!r} is not an IP address or network") from None
     return tuple(networks)
@@ -54,7 +55,9 @@ def _peer_in(peer: str | None, networks: Iterable[Network]) -> bool:
     try:
         address = ipaddress.ip_address(peer or "")
     except ValueError:
-        return False  # a Unix socket has no address: only a local proxy can reach one
+        # A Unix socket has no address: only who may open the socket file reaches it, and
+        # gunicorn trusts such a peer too.
+        return True
     return any(address in network for network in networks)
 
 

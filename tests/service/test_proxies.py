@@ -5,8 +5,12 @@ anyone's word for it (``*``)."""
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from sqlmodel import SQLModel
 from service.config import ConfigError, check_config, config_from_env
 from service.db import get_engine
 from tests.service.conftest import VALID_FORM, make_test_app
+
+REPO = Path(__file__).resolve().parents[2]
 
 PRODUCTION = {
     "APP_ENV": "production",
@@ -101,3 +107,50 @@ def test_forwarded_allow_ips_must_name_addresses(tmp_path: Path, value: str) -> 
     config = config_from_env(str(tmp_path), {**PRODUCTION, "FORWARDED_ALLOW_IPS": value})
     with pytest.raises(ConfigError, match="not an IP address"):
         check_config(config)
+
+
+def _gunicorn_settings() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gunicorn_settings", REPO / "gunicorn.conf.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("command_line", "environment", "starts"),
+    [
+        (["127.0.0.1", "::1"], None, True),
+        (["10.0.0.5"], "10.0.0.5", True),
+        (["10.0.0.0/8"], " 10.0.0.0/8", True),
+        (["10.0.0.5"], None, False),
+        (["*"], "127.0.0.1", False),
+    ],
+)
+def test_gunicorn_and_the_app_trust_the_same_proxies(
+    monkeypatch: pytest.MonkeyPatch, command_line: list[str], environment: str | None, starts: bool
+) -> None:
+    settings = _gunicorn_settings()
+    monkeypatch.setenv("TRUSTED_PROXIES", "1")
+    if environment is None:
+        monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    else:
+        monkeypatch.setenv("FORWARDED_ALLOW_IPS", environment)
+    server = SimpleNamespace(cfg=SimpleNamespace(forwarded_allow_ips=command_line))
+    if starts:
+        settings.on_starting(server)
+    else:
+        with pytest.raises(RuntimeError, match="FORWARDED_ALLOW_IPS"):
+            settings.on_starting(server)
+
+
+def test_gunicorn_refuses_a_proxy_named_on_its_command_line_only(tmp_path: Path) -> None:
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    result = subprocess.run(
+        [str(gunicorn), "--config", str(REPO / "gunicorn.conf.py"), "--chdir", str(REPO),
+         "--forwarded-allow-ips", "10.0.0.5", "--bind", "127.0.0.1:0", "service:create_app()"],
+        env={"PATH": "/usr/bin:/bin", "TRUSTED_PROXIES": "1", "HOME": str(tmp_path)},
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "set FORWARDED_ALLOW_IPS in the environment" in result.stdout + result.stderr
