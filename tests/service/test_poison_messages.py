@@ -33,6 +33,11 @@ def test_the_scan_finds_deep_nesting_with_any_line_ending() -> None:
     assert mime_shape.shape_problem(nested(3)) is None
     for newline in (b"\r\n", b"\n", b"\r"):
         assert mime_shape.shape_problem(nested(1000, newline=newline)) is not None
+    folded = nested(30).replace(
+        b"Content-Type: multipart", b"Content-Type:\r\n" + b" " * 200 + b"multipart"
+    )
+    assert email.message_from_bytes(folded).get_content_type() == "multipart/mixed"
+    assert mime_shape.shape_problem(folded) is not None
     assert mime_shape.shape_problem(many_parts(50)) is None
     assert mime_shape.shape_problem(many_parts(500)) is not None
 
