@@ -7,8 +7,8 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
 
 1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); nested too deep or in too many
    MIME parts to parse (``mime_shape``): dropped, and refused for good by the SMTP receiver
-   (``malformed``); more than
-   ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
+   (``malformed``); more than ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour:
+   dropped (``rate_limited``);
 2. a delivery-status report: the failed recipients of one of our emails that it returns are
    marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
 3. sent by a program (a read receipt, a null sender, ``Auto-Submitted`` other than ``no`` (so
