@@ -5,6 +5,7 @@ same file). The bind address and anything else come from the command line or
 from __future__ import annotations
 
 import gc
+import ipaddress
 import os
 from typing import Any
 
@@ -30,3 +31,27 @@ def post_worker_init(_worker: Any) -> None:
     (measured in process on a long game's public page: 184,000-233,000 objects walked by each
     full collection before, under 1,000 after), a pause the requests behind it wait through."""
     gc.freeze()
+
+
+def on_starting(server: Any) -> None:
+    """Refuse to start when gunicorn and the app would trust different proxies: with
+    ``TRUSTED_PROXIES`` the app reads ``X-Forwarded-For`` only from the peers of the
+    ``FORWARDED_ALLOW_IPS`` environment variable (``service.proxies``), so a
+    ``--forwarded-allow-ips`` given on the command line alone would leave the app counting every
+    client as the proxy (docs/security.md)."""
+    if int(os.environ.get("TRUSTED_PROXIES") or 0) <= 0:
+        return
+    given = {_network(entry) for entry in server.cfg.forwarded_allow_ips}
+    environment = os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1"
+    read = {_network(entry) for entry in environment.split(",") if entry.strip()}
+    if given != read:
+        raise RuntimeError(
+            f"gunicorn trusts the proxies {sorted(map(str, given))} but the app, with "
+            f"TRUSTED_PROXIES, those of FORWARDED_ALLOW_IPS={environment!r}: set "
+            "FORWARDED_ALLOW_IPS in the environment (both read it), not --forwarded-allow-ips"
+        )
+
+
+def _network(entry: str) -> str:
+    entry = entry.strip()
+    return entry if entry == "*" else str(ipaddress.ip_network(entry))

@@ -16,6 +16,7 @@ from sqlalchemy.exc import ArgumentError
 
 from service.dkim_signing import SigningKeyError, dkim_config_from_env, signing_key
 from service.limits import limits_config_from_env
+from service.proxies import proxy_networks
 from service.secret_keys import MIN_KEY_BITS, estimated_bits
 from service.turn_settings import GAME_DAY_S, turns_config_from_env
 
@@ -212,6 +213,12 @@ def inbound_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "INBOUND_MAX_BYTES": int(env.get("INBOUND_MAX_BYTES", str(1024 * 1024))),
         # Emails from one address in an hour; beyond, they are dropped unanswered.
         "INBOUND_PER_ADDRESS_PER_HOUR": int(env.get("INBOUND_PER_ADDRESS_PER_HOUR", "30")),
+        # Received emails are remembered this many days (a repeat is found by its Message-ID),
+        # then the beat deletes them (service.inbound.prune) in batches, like the outbox's bodies.
+        "INBOUND_KEEP_DAYS": float(env.get("INBOUND_KEEP_DAYS", "30")),
+        "INBOUND_PRUNE_EVERY_S": float(env.get("INBOUND_PRUNE_EVERY_S", "3600")),
+        "INBOUND_PRUNE_BATCH": int(env.get("INBOUND_PRUNE_BATCH", "500")),
+        "INBOUND_PRUNE_BATCHES_PER_RUN": int(env.get("INBOUND_PRUNE_BATCHES_PER_RUN", "20")),
     }
 
 
@@ -228,6 +235,24 @@ def _check_inbound(config: Mapping[str, Any]) -> None:
         raise ConfigError(
             "INBOUND_IMAP_HOST is set but INBOUND_DOMAIN is not: replies need an address "
             "(INBOUND_LOCAL_PART+key@INBOUND_DOMAIN) that reaches that mailbox"
+        )
+
+
+def _check_proxies(config: Mapping[str, Any]) -> None:
+    """``FORWARDED_ALLOW_IPS`` must name addresses; production refuses ``*`` with
+    ``TRUSTED_PROXIES`` (``service.proxies``): anyone who reaches gunicorn directly could then
+    choose the address it is counted by."""
+    value = str(config.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1")
+    try:
+        networks = proxy_networks(value)
+    except ValueError as error:
+        raise ConfigError(f"FORWARDED_ALLOW_IPS={value!r}: {error}") from None
+    trusting = int(config.get("TRUSTED_PROXIES") or 0) > 0
+    if networks is None and trusting and config["APP_ENV"] == AppEnv.PRODUCTION:
+        raise ConfigError(
+            "APP_ENV=production refuses TRUSTED_PROXIES with FORWARDED_ALLOW_IPS=*: any "
+            "client that reaches gunicorn directly could set X-Forwarded-For and pass every "
+            "per-client limit. Name the proxy's addresses (e.g. FORWARDED_ALLOW_IPS=10.0.0.5)"
         )
 
 
@@ -284,6 +309,7 @@ def check_config(config: Mapping[str, Any]) -> None:
             f"APP_ENV={app_env!r} is not one of {', '.join(AppEnv)} (unset means production)"
         )
     _check_inbound(config)
+    _check_proxies(config)
     try:
         signing_key(config)  # a DKIM key given anywhere must sign: refused at start, not per email
     except SigningKeyError as error:

@@ -8,7 +8,8 @@ timeouts: a stalled Redis lets requests through (``RATELIMIT_SWALLOW_ERRORS``, a
 fallback) instead of stalling them.
 
 Behind a reverse proxy, ``TRUSTED_PROXIES`` (how many) makes the client address the one the
-proxy saw (``X-Forwarded-For``), not the proxy's own.
+proxy saw (``X-Forwarded-For``), not the proxy's own, for requests that come from an address of
+``FORWARDED_ALLOW_IPS`` (``service.proxies``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, g
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
-from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.db import session_scope
 from service.errors import error_response
+from service.proxies import DEFAULT_FORWARDED_ALLOW_IPS, TrustedProxyFix, proxy_networks
 from service.refusal import Refusal
+from service.signin import signed_in_player
 
 MAIL_SENDING_ENDPOINTS = (
     "lobby.create_game_view",
@@ -30,6 +33,11 @@ MAIL_SENDING_ENDPOINTS = (
     "history.my_games_request_sent",
 )
 """Requests that can make the site email an address the client typed."""
+WHOLE_SITE_ENDPOINTS = ("lobby.create_game_view", "lobby.send_invitation")
+"""Of those, the ones under the whole-site ceiling: they can email a stranger. The "my games"
+request is not: it emails only a player the site knows, a few times a day at most
+(``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY``), and it is how a person who has confirmed an address
+signs in again, which strangers filling the ceiling must not stop."""
 
 UNLIMITED_ENDPOINTS = ("static", "health.healthz")
 """Never counted, never waiting on the counters' Redis (load balancers ask often)."""
@@ -46,6 +54,8 @@ def limits_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "RATE_LIMIT_MAIL_WHOLE_SITE": env.get("RATE_LIMIT_MAIL_WHOLE_SITE", "300/hour;2000/day"),
         "RATE_LIMIT_POST_PER_CLIENT": env.get("RATE_LIMIT_POST_PER_CLIENT", "120/minute"),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", "0")),
+        # Whose X-Forwarded-* headers are read (gunicorn's own setting, and its default).
+        "FORWARDED_ALLOW_IPS": env.get("FORWARDED_ALLOW_IPS") or DEFAULT_FORWARDED_ALLOW_IPS,
         "RATELIMIT_ENABLED": env.get("RATELIMIT_ENABLED", "1").lower() not in ("0", "false", "no"),
         "RATELIMIT_HEADERS_ENABLED": True,
         "RATELIMIT_SWALLOW_ERRORS": True,
@@ -67,6 +77,29 @@ class TooManyRequestsError(Refusal):
         )
 
 
+def _signed_in_player_id() -> int | None:
+    """The player this request's browser is signed in as (once per request), or None."""
+    if "limits_player_id" not in g:
+        with session_scope() as session:
+            player = signed_in_player(session)
+            g.limits_player_id = player.id if player is not None else None
+    found: int | None = g.limits_player_id
+    return found
+
+
+def _client_key() -> str:
+    """Who a mail-sending request is counted for: the signed-in player (who has confirmed an
+    address, and whatever address they come from), else the client's address."""
+    player_id = _signed_in_player_id()
+    return f"player:{player_id}" if player_id is not None else get_remote_address()
+
+
+def _signed_in() -> bool:
+    """A signed-in player is not under the whole-site ceiling: strangers filling it must not
+    lock out the people who have already confirmed an address (counted by ``_client_key``)."""
+    return _signed_in_player_id() is not None
+
+
 def _methods(app: Flask, endpoint: str) -> set[str]:
     return {method for rule in app.url_map.iter_rules(endpoint) for method in rule.methods or ()}
 
@@ -76,9 +109,8 @@ def init_app(app: Flask) -> Limiter:
     config = app.config
     proxies = int(config["TRUSTED_PROXIES"])
     if proxies > 0:
-        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
-            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
-        )
+        networks = proxy_networks(str(config["FORWARDED_ALLOW_IPS"]))
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app, proxies, networks)  # type: ignore[method-assign]
     config.setdefault("RATELIMIT_STORAGE_URI", config.get("REDIS_URL") or "memory://")
     if str(config["RATELIMIT_STORAGE_URI"]).startswith("redis"):
         # Short waits: a stalled Redis must not stall a request (it is let through instead).
@@ -92,14 +124,18 @@ def init_app(app: Flask) -> Limiter:
         wrapped: Callable[..., Any] = view
         if endpoint in MAIL_SENDING_ENDPOINTS:
             wrapped = limiter.limit(
-                lambda: str(config["RATE_LIMIT_MAIL_PER_CLIENT"]), methods=["POST"]
-            )(wrapped)
-            wrapped = limiter.shared_limit(
-                lambda: str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]),
-                scope="mail-whole-site",
-                key_func=lambda: GLOBAL_KEY,
+                lambda: str(config["RATE_LIMIT_MAIL_PER_CLIENT"]),
+                key_func=_client_key,
                 methods=["POST"],
             )(wrapped)
+            if endpoint in WHOLE_SITE_ENDPOINTS:
+                wrapped = limiter.shared_limit(
+                    lambda: str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]),
+                    scope="mail-whole-site",
+                    key_func=lambda: GLOBAL_KEY,
+                    methods=["POST"],
+                    exempt_when=_signed_in,
+                )(wrapped)
         elif endpoint in UNLIMITED_ENDPOINTS or "POST" not in _methods(app, endpoint):
             # Only POSTs are limited: a view that takes none has nothing to count, and the
             # limiter's checks would cost every page view (bench/service.py).

@@ -349,10 +349,14 @@ class ReplyKey(SQLModel, table=True):
 class InboundMessage(SQLModel, table=True):
     """One email received by ``service.inbound.receive``, whatever came of it: the same Message-ID
     is handled once (a second delivery finds its row), and the rows of one sender in the last
-    hour are what the per-address limit counts."""
+    hour are what the per-address limit counts. Kept ``INBOUND_KEEP_DAYS`` (``inbound.prune``)."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),)
+    __table_args__ = (
+        sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),
+        # The pruning of old rows (service.inbound.prune) takes the oldest first.
+        sa.Index("ix_inbound_messages_received_at", "received_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=250, unique=True)

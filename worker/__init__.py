@@ -30,6 +30,9 @@ DIGEST_TASK = "worker.send_digests"
 """``service.turns.digest.DIGEST_TASK``."""
 INBOUND_POLL_TASK = "worker.poll_inbound_mailbox"
 """``worker.inbound_tasks.poll_inbound_mailbox``: one pass over the IMAP mailbox of replies."""
+PRUNE_INBOUND_TASK = "worker.prune_inbound"
+"""``service.inbound.prune.PRUNE_TASK`` (not imported here: the inbound area needs the app's
+models)."""
 
 
 def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,6 +73,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
     scan_every = float(config["TURN_SCAN_EVERY_S"])
     digest_every = float(config["DIGEST_CHECK_EVERY_S"])
     prune_every = float(config["OUTBOX_PRUNE_EVERY_S"])
+    prune_inbound_every = float(config["INBOUND_PRUNE_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -111,6 +115,12 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "task": PRUNE_TASK,
                 "schedule": prune_every,
                 "options": {"expires": prune_every},
+            },
+            # Received emails older than what dedupe needs (service.inbound.prune).
+            "prune-inbound": {
+                "task": PRUNE_INBOUND_TASK,
+                "schedule": prune_inbound_every,
+                "options": {"expires": prune_inbound_every},
             },
         },
     }

@@ -5,8 +5,10 @@ One transaction per message: the message's row (its Message-ID is unique, so a s
 of the same email changes nothing), the moves it plays under the game's row lock, and the answer
 in the outbox, all or nothing. What comes of a message, in order of the checks:
 
-1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); more than
-   ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
+1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); nested too deep or in too many
+   MIME parts to parse (``mime_shape``): dropped, and refused for good by the SMTP receiver
+   (``malformed``); more than ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour:
+   dropped (``rate_limited``);
 2. a bounce to the signed bounce address of one of our emails (``bounces``): that email's
    recipient is marked bouncing, as the outbox's own permanent failures are (``bounce``); any
    other bounce, or anything else to a bounce address, is dropped (``bounce_unmatched``);
@@ -22,8 +24,9 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    this game to this player: the row's ``ply``). Played when that is the game's position now
    and every part that is no chat names a legal move (``applied``, with a receipt); else
    answered with what was understood, why not and the moves possible now (``refused``,
-   ``stale``). A reply with no move in it (chat only) to a game that is over (or stale) is not
-   answered (``ignored``).
+   ``stale``), except after two such answers to the player within a day with no move played
+   by reply between (``loops``: a naive auto-responder's loop). A reply with no move in it
+   (chat only) to a game that is over (or stale) is not answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
 message that a program sent.
@@ -52,7 +55,7 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import bounces, headers
+from service.inbound import bounces, headers, loops, mime_shape
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
@@ -80,6 +83,9 @@ class Outcome(enum.StrEnum):
     DUPLICATE = "duplicate"
     """Its Message-ID was received before: nothing done again (no row of its own)."""
     TOO_LARGE = "too_large"
+    MALFORMED = "malformed"
+    """Nested too deep or in too many parts to parse (``mime_shape``): kept as dropped, never
+    offered again (the SMTP receiver refuses it for good, the IMAP poller marks it handled)."""
     RATE_LIMITED = "rate_limited"
     AUTOMATIC = "automatic"
     """Sent by a program (auto-reply, bulk, list, our own answer): never played or answered."""
@@ -123,9 +129,10 @@ def own_addresses() -> list[str]:
     return [normal] if normal else []
 
 
-def parse(raw: bytes, size: int) -> email.message.Message:
-    """The message (headers only when it is over the size limit: its body is never read)."""
-    if size > int(current_app.config["INBOUND_MAX_BYTES"]):
+def parse(raw: bytes, size: int, malformed: str | None) -> email.message.Message:
+    """The message (headers only when it is over the size limit or ``malformed``: its body is
+    never read)."""
+    if malformed or size > int(current_app.config["INBOUND_MAX_BYTES"]):
         return email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     return email.message_from_bytes(raw, policy=email.policy.compat32)
 
@@ -149,7 +156,12 @@ def receive(
     """
     now = now or clock.now()
     size = len(raw) if size is None else size
-    message = parse(raw, size)
+    malformed = mime_shape.shape_problem(raw)
+    try:
+        message = parse(raw, size, malformed)
+    except RecursionError:  # a shape the scan let through: refused like the ones it finds
+        malformed = "nested too deep to parse"
+        message = parse(raw, size, malformed)
     message_id = headers.own_message_id(message) or synthetic_message_id(raw)
     sender = headers.sender_of(message)
     try:
@@ -163,7 +175,7 @@ def receive(
             session.flush()
             result = _handle(
                 session, message, row, size=size, now=now, recipients=recipients,
-                envelope_sender=envelope_sender,
+                envelope_sender=envelope_sender, malformed=malformed,
             )  # fmt: skip
             row.outcome = result.outcome.value
             row.detail = result.detail[:500]
@@ -211,11 +223,14 @@ def _handle(
     now: datetime,
     recipients: Sequence[str],
     envelope_sender: str | None,
+    malformed: str | None,
 ) -> Received:
     config = current_app.config
     limit = int(config["INBOUND_MAX_BYTES"])
     if size > limit:
         return Received(Outcome.TOO_LARGE, f"{size} bytes, over {limit}")
+    if malformed:
+        return Received(Outcome.MALFORMED, malformed)
     per_hour = int(config["INBOUND_PER_ADDRESS_PER_HOUR"])
     if _recent_from(session, row.sender, now - timedelta(hours=1), row.id) >= per_hour:
         return Received(Outcome.RATE_LIMITED, f"over {per_hour} emails this hour")
@@ -315,11 +330,14 @@ def _reply(
     state = load_state(session, game) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
+        detail = reading.problem if reading is not None and reading.problem else reason
+        assert player.id is not None
+        if loops.refusals_paused(session, player.id):  # an auto-responder's loop: no answer
+            return Received(outcome, f"{detail} ({loops.NOT_ANSWERED})", game.id, letter)
         answer = queue_refusal(
             session, game, state, letter, reason=reason, in_reply_to=in_reply_to,
             written=text, reading=reading,
         )  # fmt: skip
-        detail = reading.problem if reading is not None and reading.problem else reason
         return Received(outcome, detail, game.id, letter, answer.id if answer else None)
 
     if state is None or game.status != GameStatus.ACTIVE:

@@ -6,9 +6,11 @@ It takes ``RCPT TO`` only for ``INBOUND_LOCAL_PART+...@INBOUND_DOMAIN`` and the 
 ``bounces+...@INBOUND_DOMAIN`` (550 for anything else: it relays nothing), refuses a message
 over ``INBOUND_MAX_BYTES`` while it arrives (552), and answers 250 only after ``receive`` has
 committed what came of the message: a 250 means that the move was played and its answer queued,
-or the message was kept as dropped. Any failure is a 451, so the sending server keeps the message
-and tries again (a repeat of a message already committed is found by its Message-ID and changes
-nothing).
+or the message was kept as dropped. A message that cannot be parsed (``malformed``: nested too
+deep, too many parts) is kept as dropped and refused for good (554), so the sending server returns
+it to its sender instead of retrying it for days. Any other failure is a 451, so the sending
+server keeps the message and tries again (a repeat of a message already committed is found by its
+Message-ID and changes nothing).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
 from service.inbound import headers
-from service.inbound.receive import receive
+from service.inbound.receive import Outcome, receive
 from service.outbox.bounce_address import is_bounce_address
 
 logger = logging.getLogger(__name__)
@@ -67,6 +69,8 @@ class ReplyHandler:
         except Exception:  # answered 451: the sending server keeps the message and retries
             logger.exception("could not receive a message for %s; answered 451", recipients)
             return "451 4.3.0 The message could not be stored; please try again later"
+        if outcome == Outcome.MALFORMED:
+            return "554 5.6.0 The message is nested too deep or has too many parts to be read"
         return f"250 2.0.0 Received ({outcome})"
 
     def _receive(self, raw: bytes, recipients: list[str], sender: str) -> str:

@@ -146,3 +146,25 @@ def turn_text(state: engine.GameState) -> str:
     if first.action is engine.Action.DRAW:
         return str(first.deck)
     return first.action_text()
+
+
+REPLY_ADDRESS = "play+somekey@localhost"
+"""A reply address of no seat."""
+
+
+def nested(
+    depth: int, *, newline: bytes = b"\r\n", message_id: bytes = b"<poison@x.example>"
+) -> bytes:
+    """An email of ``depth`` multiparts, each the only part of the one around it."""
+    n = newline
+    raw = (
+        b"From: someone@example.org" + n + b"To: " + REPLY_ADDRESS.encode() + n
+        + b"Message-ID: " + message_id + n + b"Subject: deep" + n
+    )  # fmt: skip
+    for level in range(depth):
+        raw += b'Content-Type: multipart/mixed; boundary="b%d"' % level + n + n
+        raw += b"--b%d" % level + n
+    raw += b"Content-Type: text/plain" + n + n + b"hello" + n
+    for level in reversed(range(depth)):
+        raw += b"--b%d--" % level + n
+    return raw

@@ -117,15 +117,48 @@ def test_requests_that_send_mail_are_limited_per_client(limited_app: Flask) -> N
     assert other.status_code == 303
 
 
+def _new_games_from_rotating_addresses(client: FlaskClient, count: int) -> list[int]:
+    return [
+        client.post(
+            "/games/new",
+            data={**VALID_FORM, "a_email": f"p{n}@example.net"},
+            environ_base=_from(f"198.51.100.{n}"),
+        ).status_code
+        for n in range(count)
+    ]
+
+
 def test_the_whole_site_has_a_ceiling(limited_app: Flask) -> None:
     client = limited_app.test_client()
+    assert _new_games_from_rotating_addresses(client, 7) == [303] * 5 + [429] * 2
+
+
+def test_the_ceiling_does_not_lock_out_people_who_confirmed_an_address(
+    limited_app: Flask,
+) -> None:
+    """Strangers from rotating addresses fill the whole site's ceiling: a signed-in player
+    still starts games (counted as themselves, from any address), and a person who confirmed
+    an address still gets their "my games" link on a new browser."""
+    strangers = limited_app.test_client()
+    assert _new_games_from_rotating_addresses(strangers, 6)[-1] == 429
+    player = limited_app.test_client()
+    sign_in_as(limited_app, player, "alice@example.org")
     statuses = [
-        client.post(
-            "/me", data={"email": f"p{n}@example.net"}, environ_base=_from(f"198.51.100.{n}")
+        player.post(
+            "/games/new",
+            data={**VALID_FORM, "b_email": f"friend{n}@example.net"},
+            environ_base=_from(f"203.0.113.{n}"),
         ).status_code
-        for n in range(7)
+        for n in range(4)
     ]
-    assert statuses == [200] * 5 + [429] * 2
+    # Their own per-client limit (3/minute here), whatever address they come from.
+    assert statuses == [303] * 3 + [429]
+    new_browser = limited_app.test_client()
+    me = new_browser.post(
+        "/me", data={"email": "alice@example.org"}, environ_base=_from("192.0.2.77")
+    )
+    assert me.status_code == 200
+    assert len(rows(limited_app, kind=MailKind.MY_GAMES)) == 1
 
 
 def test_other_posts_are_limited_per_client(limited_app: Flask) -> None:

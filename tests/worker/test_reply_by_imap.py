@@ -20,6 +20,7 @@ from service.db import session_scope
 from service.inbound import imap
 from service.models import Game, InboundMessage
 from tests.service.conftest import make_test_app
+from tests.service.replies import nested
 from tests.worker.conftest import SMTPServer, WorkerProcess, _empty, close_app, wait_for
 from tests.worker.reply_servers import (
     IMAP_PASSWORD,
@@ -178,4 +179,22 @@ def test_a_poll_marks_only_what_was_received(
         assert report.received == 1 and report.outcomes == {"unknown_key": 1}
         again = imap.poll_mailbox()
         assert again.received == 0
+    assert _handled(dovecot) == 1
+
+
+def test_a_message_too_deep_to_parse_is_marked_handled_and_not_fetched_again(
+    imap_web: Flask,
+    dovecot: Dovecot,  # noqa: F811
+) -> None:
+    """A poison message (MIME nested a thousand deep) is kept as malformed and marked: it is
+    not handed over again at every pass."""
+    client = mailbox(dovecot)
+    try:
+        client.append("INBOX", nested(1000))
+    finally:
+        client.logout()
+    with imap_web.app_context():
+        report = imap.poll_mailbox()
+        assert report.failed == 0 and report.outcomes == {"malformed": 1}
+        assert imap.poll_mailbox().received == 0
     assert _handled(dovecot) == 1
