@@ -204,6 +204,16 @@ def inbound_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "INBOUND_MAX_BYTES": int(env.get("INBOUND_MAX_BYTES", str(1024 * 1024))),
         # Emails from one address in an hour; beyond, they are dropped unanswered.
         "INBOUND_PER_ADDRESS_PER_HOUR": int(env.get("INBOUND_PER_ADDRESS_PER_HOUR", "30")),
+        # The authserv-id of our own receiving server: only its Authentication-Results count
+        # (service.inbound.authentication; the SMTP receiver writes them under this id).
+        "INBOUND_AUTHSERV_ID": (env.get("INBOUND_AUTHSERV_ID") or "").strip().lower() or None,
+        # Act on a reply with no authentication result by its From alone: None (unset) means
+        # on outside production only (the app factory decides).
+        "INBOUND_TRUST_FROM": (
+            None
+            if env.get("INBOUND_TRUST_FROM") is None
+            else _flag(env.get("INBOUND_TRUST_FROM"), False)
+        ),
     }
 
 

@@ -347,7 +347,10 @@ class InboundMessage(SQLModel, table=True):
     hour are what the per-address limit counts."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),)
+    __table_args__ = (
+        sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),
+        sa.Index("ix_inbound_messages_rate_key_received_at", "rate_key", "received_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(max_length=250, unique=True)
@@ -361,3 +364,9 @@ class InboundMessage(SQLModel, table=True):
     seat: str | None = Field(default=None, max_length=1)
     detail: str = Field(default="", max_length=500)
     """A short note for the operator (the moves applied, the reason of a refusal)."""
+    rate_key: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
+    """What the hourly limit counts per (``service.inbound.authentication.rate_key``): sender,
+    reply key and whether it was authenticated."""
+    held_moves: str | None = Field(default=None, max_length=500)
+    """The moves read in a reply whose sender was not proven (notations, a line each): they
+    wait for the seat's owner to confirm them by link (``service.inbound.confirm``)."""

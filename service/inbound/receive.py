@@ -6,7 +6,9 @@ of the same email changes nothing), the moves it plays under the game's row lock
 in the outbox, all or nothing. What comes of a message, in order of the checks:
 
 1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); more than
-   ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour: dropped (``rate_limited``);
+   ``INBOUND_PER_ADDRESS_PER_HOUR`` this hour from its address to the same reply key with the
+   same authentication (``authentication.rate_key``: forged mail never uses up the allowance
+   of a seat's authenticated replies): dropped (``rate_limited``);
 2. a delivery-status report: the failed recipients of one of our emails that it returns are
    marked bouncing, as the outbox's own permanent failures are (``bounce``), else dropped;
 3. sent by a program (a read receipt, a null sender, ``Auto-Submitted`` other than ``no`` (so
@@ -21,8 +23,10 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    this game to this player: the row's ``ply``). Played when that is the game's position now
    and every part that is no chat names a legal move (``applied``, with a receipt); else
    answered with what was understood, why not and the moves possible now (``refused``,
-   ``stale``). A reply with no move in it (chat only) to a game that is over (or stale) is not
-   answered (``ignored``).
+   ``stale``). Playable moves from a sender our receiving server did not authenticate
+   (``authentication.authenticate``) are not played: the seat's own address gets a link to
+   confirm them (``unauthenticated``, ``service.inbound.confirm``). A reply with no move in it
+   (chat only) to a game that is over (or stale) is not answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
 message that a program sent.
@@ -51,7 +55,8 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import headers
+from service.inbound import confirm, headers
+from service.inbound.authentication import Verdict, authenticate, rate_key
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.addresses import mark_bouncing
@@ -93,6 +98,9 @@ class Outcome(enum.StrEnum):
     """To no reply address of a seat (unknown, or revoked with the seat's links)."""
     OTHER_SENDER = "other_sender"
     """A valid reply address, from an address not the seat's: not played."""
+    UNAUTHENTICATED = "unauthenticated"
+    """Playable moves from the seat's address, but its sender was not proven: nothing played,
+    the seat's own address was asked to confirm them by link."""
     IGNORED = "ignored"
     """The seat's reply with no move in it, to a game that is over, not started, or moved on."""
 
@@ -188,12 +196,12 @@ def _seen(session: Session, message_id: str) -> bool:
     return found is not None
 
 
-def _recent_from(session: Session, sender: str, since: datetime, row_id: int | None) -> int:
+def _recent_from(session: Session, key: str, since: datetime, row_id: int | None) -> int:
     count = session.exec(
         select(func.count())
         .select_from(InboundMessage)
         .where(
-            InboundMessage.sender == sender,
+            InboundMessage.rate_key == key,
             col(InboundMessage.received_at) >= since,
             InboundMessage.id != row_id,
         )
@@ -215,8 +223,13 @@ def _handle(
     limit = int(config["INBOUND_MAX_BYTES"])
     if size > limit:
         return Received(Outcome.TOO_LARGE, f"{size} bytes, over {limit}")
+    domain = config.get("INBOUND_DOMAIN")
+    local = str(config["INBOUND_LOCAL_PART"])
+    keys = headers.reply_keys(message, recipients, local, str(domain)) if domain else []
+    verdict = authenticate(message, row.sender, config)
+    row.rate_key = rate_key(row.sender, keys, verdict)
     per_hour = int(config["INBOUND_PER_ADDRESS_PER_HOUR"])
-    if _recent_from(session, row.sender, now - timedelta(hours=1), row.id) >= per_hour:
+    if _recent_from(session, row.rate_key, now - timedelta(hours=1), row.id) >= per_hour:
         return Received(Outcome.RATE_LIMITED, f"over {per_hour} emails this hour")
     if headers.is_delivery_report(message):
         return _bounce(session, message)
@@ -225,11 +238,9 @@ def _handle(
         return Received(Outcome.AUTOMATIC, reason)
     if not row.sender:
         return Received(Outcome.NO_SENDER, "no single From address")
-    domain = config.get("INBOUND_DOMAIN")
     if not domain:
         return Received(Outcome.UNKNOWN_KEY, "replies are off (no INBOUND_DOMAIN)")
-    local = str(config["INBOUND_LOCAL_PART"])
-    seat = _seat(session, headers.reply_keys(message, recipients, local, str(domain)))
+    seat = _seat(session, keys)
     if seat is None:
         return Received(Outcome.UNKNOWN_KEY, "to no reply address of a seat")
     game = store.lock_game_with_seats(session, seat.game_id)
@@ -237,7 +248,7 @@ def _handle(
     _, player = store.seats_of(session, game.id)[seat.letter]
     if row.sender != player.email:
         return _other_sender(session, game, seat, player, row.sender)
-    return _reply(session, message, game, seat, player, now)
+    return _reply(session, message, row, game, seat, player, now, verdict)
 
 
 def _seat(session: Session, keys: Sequence[str]) -> Seat | None:
@@ -322,10 +333,12 @@ def answered_ply(
 def _reply(
     session: Session,
     message: email.message.Message,
+    row: InboundMessage,
     game: Game,
     seat: Seat,
     player: Player,
     now: datetime,
+    verdict: Verdict,
 ) -> Received:
     """A reply from the seat's own address: play it, or say why not."""
     assert game.id is not None
@@ -374,12 +387,28 @@ def _reply(
             reason = "Part of it cannot be played now, so none of it was played."
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
+    if not verdict.authenticated:
+        asked = confirm.hold(
+            session, game, seat, player, row, moves, reason=verdict.reason,
+            in_reply_to=in_reply_to,
+        )  # fmt: skip
+        detail = f"held for confirmation ({verdict.reason})"
+        detail += "" if asked else ", owner not asked again"
+        return Received(
+            Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
+        )
     before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
     answer = queue_receipt(
-        session, game, state, letter, moves, before=before, notes=reading.notes,
+        session,
+        game,
+        state,
+        letter,
+        moves,
+        before=before,
+        notes=reading.notes,
         in_reply_to=in_reply_to,
     )
     played = ", ".join(m.action_text() for m in moves)
