@@ -19,29 +19,20 @@ receiving server vouches for that address (RFC 8601 ``Authentication-Results``).
 - No verdict of ours (no field, or only ``none``/``neutral``): trusted only where the operator
   said so (``INBOUND_TRUST_FROM``; on outside production, where nothing outside reaches us).
 
-The SMTP receiver is itself a receiving server: ``stamp`` verifies the message's DKIM signatures
-(dkimpy) and puts its own field on top, after removing any field that claims its authserv-id.
+The SMTP receiver is itself a receiving server: ``service.inbound.verify`` writes its verdicts.
 """
 
 from __future__ import annotations
 
 import email.message
 import hashlib
-import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import authres  # type: ignore[import-untyped]
-import dkim  # type: ignore[import-untyped]
 
-logger = logging.getLogger(__name__)
-
-DnsLookup = Callable[..., bytes | None]
-"""dkimpy's ``dnsfunc``: the TXT record of a name (``name: bytes, timeout=...``), or None."""
-MAX_SIGNATURES = 5
-"""DKIM signatures verified in one message (each costs a DNS lookup)."""
 UNDECIDED = frozenset({"none", "neutral"})
 """Results that say nothing about the sender: as if there were no result."""
 
@@ -138,68 +129,3 @@ def rate_key(sender: str | None, keys: Sequence[str], verdict: Verdict) -> str:
     kind = "authenticated" if verdict.authenticated else "unauthenticated"
     key = keys[0] if keys else ""
     return hashlib.sha256(f"{sender or ''}\n{key}\n{kind}".encode()).hexdigest()
-
-
-# --- the SMTP receiver as a receiving server ----------------------------------------------------
-
-
-def dkim_results(raw: bytes, dnsfunc: DnsLookup | None = None) -> list[str]:
-    """One ``dkim=...`` result per DKIM signature of ``raw`` (at most MAX_SIGNATURES), in
-    RFC 8601 form; ``dkim=none`` when it has none."""
-    verifier = dkim.DKIM(raw)
-    signatures = [name for name, _ in verifier.headers if name.lower() == b"dkim-signature"]
-    count = min(MAX_SIGNATURES, len(signatures))
-    found: list[str] = []
-    for index in range(count):
-        try:
-            if dnsfunc is None:
-                ok = verifier.verify(index)
-            else:
-                ok = verifier.verify(index, dnsfunc=dnsfunc)
-            outcome = "pass" if ok else "fail"
-        except dkim.DKIMException as error:
-            outcome = "permerror"
-            logger.info("DKIM signature %d: %s", index, error)
-        except Exception as error:  # a DNS failure: the signature could not be checked now
-            outcome = "temperror"
-            logger.info("DKIM signature %d not checked: %s", index, error)
-        domain = (verifier.domain or b"").decode("ascii", "replace").lower()
-        found.append(f"dkim={outcome}" + (f" header.d={domain}" if _is_domain(domain) else ""))
-    return found or ["dkim=none"]
-
-
-def _is_domain(value: str) -> bool:
-    return bool(re.fullmatch(r"[a-z0-9.-]{1,253}", value))
-
-
-def _fields(head: bytes) -> list[bytes]:
-    """The header fields of a header block, each with its folded lines."""
-    fields: list[bytes] = []
-    for line in head.splitlines(keepends=True):
-        if line[:1] in (b" ", b"\t") and fields:
-            fields[-1] += line
-        else:
-            fields.append(line)
-    return fields
-
-
-def stamp(raw: bytes, authserv_id: str, dnsfunc: DnsLookup | None = None) -> bytes:
-    """``raw`` with our own ``Authentication-Results`` on top (its DKIM verdicts), and without
-    any field that claims ``authserv_id`` (RFC 8601 section 5: only we write those)."""
-    results = dkim_results(raw, dnsfunc)
-    match = re.search(rb"(\r?\n)\r?\n", raw)
-    # The head keeps its last line break, so that every field ends with one.
-    head, body = (raw[: match.end(1)], raw[match.end(1) :]) if match else (raw, b"")
-    kept = []
-    for field in _fields(head):
-        name, _, value = field.partition(b":")
-        if name.strip().lower() == b"authentication-results":
-            text = value.decode("ascii", "replace")
-            if authserv_id_of(text) == authserv_id.lower():
-                continue
-        kept.append(field)
-    newline = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
-    ours = f"Authentication-Results: {authserv_id};\r\n\t" + ";\r\n\t".join(results)
-    top = ours.replace("\r\n", newline.decode()).encode("ascii") + newline
-    rest = b"".join(kept)
-    return top + rest + body

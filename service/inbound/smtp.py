@@ -27,8 +27,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
 from service.inbound import headers
-from service.inbound.authentication import DnsLookup, stamp
 from service.inbound.receive import receive
+from service.inbound.verify import DnsLookup, stamp
 
 logger = logging.getLogger(__name__)
 

@@ -18,15 +18,16 @@ SIGNED_HEADERS = [b"from", b"to", b"subject", b"date", b"message-id", b"in-reply
 
 class TestResolver:
     """dkimpy's ``dnsfunc``: the test key's TXT record at ``test._domainkey.<domain>`` for the
-    domains given, nothing elsewhere; it remembers what was looked up."""
+    ``signers``, a DMARC record (``p=reject``) at ``_dmarc.<domain>`` for ``dmarc``, nothing
+    elsewhere; it remembers what was looked up."""
 
     __test__ = False
 
-    def __init__(self, domains: Iterable[str]) -> None:
-        self.records = {
-            f"{SELECTOR.decode()}._domainkey.{domain}.".encode(): b"v=DKIM1; k=rsa; p=" + PUBLIC_KEY
-            for domain in domains
-        }
+    def __init__(self, signers: Iterable[str], dmarc: Iterable[str] = ()) -> None:
+        key = b"v=DKIM1; k=rsa; p=" + PUBLIC_KEY
+        self.records = {f"{SELECTOR.decode()}._domainkey.{d}.".encode(): key for d in signers}
+        for domain in dmarc:
+            self.records[f"_dmarc.{domain}.".encode()] = b"v=DMARC1; p=reject"
         self.looked_up: list[bytes] = []
 
     def __call__(self, name: bytes, timeout: int = 5) -> bytes | None:

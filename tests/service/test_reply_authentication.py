@@ -19,9 +19,10 @@ from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.inbound.authentication import Verdict, aligned, authenticate, stamp
+from service.inbound.authentication import Verdict, aligned, authenticate
 from service.inbound.receive import Outcome, receive
 from service.inbound.smtp import receiver
+from service.inbound.verify import stamp
 from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
 from tests.service.mail_auth import AUTHSERV_ID, TestResolver, signed, with_results
 from tests.service.replies import (
@@ -221,7 +222,7 @@ def _free_port() -> int:
 
 @pytest.fixture
 def resolver() -> TestResolver:
-    return TestResolver(["example.org", "evil.example"])
+    return TestResolver(["example.org", "evil.example"], dmarc=["example.org"])
 
 
 def deliver(app: Flask, resolver: TestResolver, mail_from: str, raw: bytes, to: str) -> None:
@@ -264,10 +265,31 @@ def test_the_smtp_receiver_verifies_dkim(strict: Flask, resolver: TestResolver, 
     if plays:
         assert received.outcome == "applied", received.detail
         assert game.ply > ply
-        assert resolver.looked_up == [b"test._domainkey.example.org."]
+        assert resolver.looked_up == [b"test._domainkey.example.org.", b"_dmarc.example.org."]
     else:
         assert received.outcome == "unauthenticated", received.detail
         held_and_asked(game, before, log)
+        assert "dmarc=fail" in received.detail
+
+
+@pytest.mark.parametrize("publishes_dmarc", [True, False])
+def test_trusting_from_never_overrides_a_dmarc_fail(
+    database_url: str, publishes_dmarc: bool
+) -> None:
+    """Where From is trusted (no result), a domain that publishes DMARC still fails unsigned."""
+    app = make_test_app(database_url, INBOUND_AUTHSERV_ID=OURS, INBOUND_TRUST_FROM=True)
+    try:
+        game = start(app)
+        ply = game.ply
+        row = latest_email(app, game.game_id, game.mover_email)
+        dns = TestResolver([], dmarc=["example.org"] if publishes_dmarc else [])
+        deliver(app, dns, game.mover_email, game.reply(), row.headers["Reply-To"])
+        (received,) = inbound_rows(app)
+        expected = "unauthenticated" if publishes_dmarc else "applied"
+        assert received.outcome == expected, received.detail
+        assert (game.ply == ply) is publishes_dmarc
+    finally:
+        empty_and_close(app)
 
 
 def test_the_receivers_stamp_replaces_any_claim_of_its_id(resolver: TestResolver) -> None:
@@ -279,5 +301,6 @@ def test_the_receivers_stamp_replaces_any_claim_of_its_id(resolver: TestResolver
     ).encode()
     stamped = stamp(raw, OURS, resolver)
     assert stamped.count(OURS.encode()) == 1 and OURS.upper().encode() not in stamped
+    assert b"dkim=none" in stamped and b"dmarc=fail header.from=example.org" in stamped
     assert stamped.startswith(f"Authentication-Results: {OURS};".encode())
     assert b"mx.other.example" in stamped and stamped.endswith(b"\r\n\r\nbody\r\n")
