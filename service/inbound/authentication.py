@@ -14,8 +14,8 @@ receiving server vouches for that address (RFC 8601 ``Authentication-Results``).
   also takes siblings under one organisational domain (``a.example.org``, ``b.example.org``):
   a sibling is asked to confirm, never trusted by mistake, and no public-suffix list is needed
   (a parent that is a public suffix, such as ``co.uk``, signs no mail).
-- Refused: any failing result of ours (``dmarc=fail``, ``dkim=fail``, ``spf=fail`` ...), or a
-  pass for another domain only.
+- Refused: a DMARC result of ours other than pass (even beside an aligned pass); failing or
+  unaligned results only (``dkim=fail``, ``spf=softfail``, a pass for another domain).
 - No verdict of ours (no field, or only ``none``/``neutral``): trusted only where the operator
   said so (``INBOUND_TRUST_FROM``; on outside production, where nothing outside reaches us).
 
@@ -113,7 +113,9 @@ def authenticate(
             mailfrom = _property(result, "smtp", "mailfrom").rpartition("@")[2]
             if aligned(mailfrom, from_domain):
                 passed.append(f"spf=pass smtp.mailfrom={mailfrom}")
-    failed = [d for d in decided if not d.endswith("=pass")]
+    # As DMARC: one aligned pass is enough beside failures (a third party's broken signature),
+    # but never beside a DMARC verdict other than pass.
+    failed = [d for d in decided if d.startswith("dmarc=") and d != "dmarc=pass"]
     if passed and not failed:
         return Verdict(True, passed[0])
     if decided:
