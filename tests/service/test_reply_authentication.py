@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.inbound.authentication import Verdict, aligned, authenticate
+from service.inbound.confirm import CONFIRMATIONS_PER_HOUR
 from service.inbound.receive import Outcome, receive
 from service.inbound.smtp import receiver
 from service.inbound.verify import stamp
@@ -307,3 +308,14 @@ def test_the_receivers_stamp_replaces_any_claim_of_its_id(resolver: TestResolver
     assert b"dkim=none" in stamped and b"dmarc=fail header.from=example.org" in stamped
     assert stamped.startswith(f"Authentication-Results: {OURS};".encode())
     assert b"mx.other.example" in stamped and stamped.endswith(b"\r\n\r\nbody\r\n")
+
+
+def test_forged_replies_ask_the_owner_a_few_times_an_hour(strict: Flask) -> None:
+    game = start(strict)
+    before = last_outbox_id(strict)
+    outcomes = {game.receive(game.reply()) for _ in range(CONFIRMATIONS_PER_HOUR + 3)}
+    assert outcomes == {Outcome.UNAUTHENTICATED}
+    asked = [r for r in outbox_after(strict, before) if r.kind == "reply_confirm"]
+    assert len(asked) == CONFIRMATIONS_PER_HOUR
+    assert {r.recipient for r in outbox_after(strict, before)} == {game.mover_email}
+    assert "not asked again" in inbound_rows(strict)[-1].detail
