@@ -42,6 +42,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("INBOUND_DOMAIN") is None and app.config["APP_ENV"] != AppEnv.PRODUCTION:
         # The development outbox's reply box needs a Reply-To; nothing outside reaches it.
         app.config["INBOUND_DOMAIN"] = DEVELOPMENT_INBOUND_DOMAIN
+    if app.config.get("INBOUND_TRUST_FROM") is None:
+        # Nothing outside reaches a development or test server's replies.
+        app.config["INBOUND_TRUST_FROM"] = app.config["APP_ENV"] != AppEnv.PRODUCTION
     check_config(app.config)
     if not app.config["BASE_URL"]:
         app.config["BASE_URL"] = DEVELOPMENT_BASE_URL
@@ -105,6 +108,7 @@ def init_mail(app: Flask) -> None:
     from service.embedded_beat import mail_cli
     from service.inbound import bp as inbound_bp
     from service.inbound.cli import inbound_cli
+    from service.inbound.confirm_routes import bp as reply_confirm_bp
     from service.mail import dev_outbox
     from service.mail import routes as mail_routes
     from service.mail.dns_check import check_dns_command
@@ -126,3 +130,5 @@ def init_mail(app: Flask) -> None:
     if app.config["APP_ENV"] != AppEnv.PRODUCTION:
         app.register_blueprint(dev_outbox.bp)
         app.register_blueprint(inbound_bp)
+    # A reply whose sender was not proven waits for its owner's confirmation by link.
+    app.register_blueprint(reply_confirm_bp)

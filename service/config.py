@@ -219,6 +219,16 @@ def inbound_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "INBOUND_PRUNE_EVERY_S": float(env.get("INBOUND_PRUNE_EVERY_S", "3600")),
         "INBOUND_PRUNE_BATCH": int(env.get("INBOUND_PRUNE_BATCH", "500")),
         "INBOUND_PRUNE_BATCHES_PER_RUN": int(env.get("INBOUND_PRUNE_BATCHES_PER_RUN", "20")),
+        # The authserv-id of our own receiving server: only its Authentication-Results count
+        # (service.inbound.authentication; the SMTP receiver writes them under this id).
+        "INBOUND_AUTHSERV_ID": (env.get("INBOUND_AUTHSERV_ID") or "").strip().lower() or None,
+        # Act on a reply with no authentication result by its From alone: None (unset) means
+        # on outside production only (the app factory decides).
+        "INBOUND_TRUST_FROM": (
+            None
+            if env.get("INBOUND_TRUST_FROM") is None
+            else _flag(env.get("INBOUND_TRUST_FROM"), False)
+        ),
     }
 
 

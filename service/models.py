@@ -356,6 +356,7 @@ class InboundMessage(SQLModel, table=True):
         sa.Index("ix_inbound_messages_sender_received_at", "sender", "received_at"),
         # The pruning of old rows (service.inbound.prune) takes the oldest first.
         sa.Index("ix_inbound_messages_received_at", "received_at"),
+        sa.Index("ix_inbound_messages_rate_key_received_at", "rate_key", "received_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -370,3 +371,9 @@ class InboundMessage(SQLModel, table=True):
     seat: str | None = Field(default=None, max_length=1)
     detail: str = Field(default="", max_length=500)
     """A short note for the operator (the moves applied, the reason of a refusal)."""
+    rate_key: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
+    """What the hourly limit counts per (``service.inbound.authentication.rate_key``): sender,
+    reply key and whether it was authenticated."""
+    held_moves: str | None = Field(default=None, max_length=500)
+    """The moves read in a reply whose sender was not proven (notations, a line each): they
+    wait for the seat's owner to confirm them by link (``service.inbound.confirm``)."""

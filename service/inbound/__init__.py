@@ -10,6 +10,10 @@ message to the same ``receive.receive``:
   (``flask inbound imap-idle``);
 - ``routes``: the development outbox's reply box (outside production only).
 
+A reply acts for its seat only when our receiving server authenticated its sender
+(``authentication``; the SMTP receiver's own verdicts: ``verify``); otherwise its moves wait for
+the owner's confirmation by link (``confirm``, ``confirm_routes``, served in production too).
+
 The player's words come out of the message in ``reply_text``; reading them into moves is
 presentation (``service.present.reply_reading``), and so are the answers
 (``service.present.reply_answers``). See docs/replies.md.

@@ -7,8 +7,9 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
 
 1. bigger than ``INBOUND_MAX_BYTES``: dropped (``too_large``); nested too deep or in too many
    MIME parts to parse (``mime_shape``): dropped, and refused for good by the SMTP receiver
-   (``malformed``); more than ``INBOUND_PER_ADDRESS_PER_HOUR`` from its address this hour:
-   dropped (``rate_limited``);
+   (``malformed``); more than ``INBOUND_PER_ADDRESS_PER_HOUR`` this hour from its address to the
+   same reply key with the same authentication (``authentication.rate_key``: forged mail never
+   uses up the allowance of a seat's authenticated replies): dropped (``rate_limited``);
 2. a bounce to the signed bounce address of one of our emails (``bounces``): that email's
    recipient is marked bouncing, as the outbox's own permanent failures are (``bounce``); any
    other bounce, or anything else to a bounce address, is dropped (``bounce_unmatched``);
@@ -25,7 +26,10 @@ in the outbox, all or nothing. What comes of a message, in order of the checks:
    and every part that is no chat names a legal move (``applied``, with a receipt); else
    answered with what was understood, why not and the moves possible now (``refused``,
    ``stale``), except after two such answers to the player within a day with no move played
-   by reply between (``loops``: a naive auto-responder's loop). A reply with no move in it
+   by reply between (``loops``: a naive auto-responder's loop). Playable moves from a sender our
+   receiving server did not authenticate (``authentication.authenticate``) are not played: the
+   seat's own address gets a link to confirm them (``unauthenticated``,
+   ``service.inbound.confirm``). A reply with no move in it
    (chat only) to a game that is over (or stale) is not answered (``ignored``).
 
 Nothing is ever answered to an address other than the seat's own, and nothing is answered to a
@@ -55,7 +59,8 @@ from service import clock
 from service.db import session_scope
 from service.games import reply_keys, store
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.inbound import bounces, headers, loops, mime_shape
+from service.inbound import bounces, confirm, headers, loops, mime_shape
+from service.inbound.authentication import Verdict, authenticate, rate_key
 from service.inbound.reply_text import words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
@@ -100,6 +105,9 @@ class Outcome(enum.StrEnum):
     """To no reply address of a seat (unknown, or revoked with the seat's links)."""
     OTHER_SENDER = "other_sender"
     """A valid reply address, from an address not the seat's: not played."""
+    UNAUTHENTICATED = "unauthenticated"
+    """Playable moves from the seat's address, but its sender was not proven: nothing played,
+    the seat's own address was asked to confirm them by link."""
     IGNORED = "ignored"
     """The seat's reply with no move in it, to a game that is over, not started, or moved on."""
 
@@ -201,12 +209,12 @@ def _seen(session: Session, message_id: str) -> bool:
     return found is not None
 
 
-def _recent_from(session: Session, sender: str, since: datetime, row_id: int | None) -> int:
+def _recent_from(session: Session, key: str, since: datetime, row_id: int | None) -> int:
     count = session.exec(
         select(func.count())
         .select_from(InboundMessage)
         .where(
-            InboundMessage.sender == sender,
+            InboundMessage.rate_key == key,
             col(InboundMessage.received_at) >= since,
             InboundMessage.id != row_id,
         )
@@ -231,23 +239,26 @@ def _handle(
         return Received(Outcome.TOO_LARGE, f"{size} bytes, over {limit}")
     if malformed:
         return Received(Outcome.MALFORMED, malformed)
+    domain = config.get("INBOUND_DOMAIN")
+    local = str(config["INBOUND_LOCAL_PART"])
+    keys = headers.reply_keys(message, recipients, local, str(domain)) if domain else []
+    verdict = authenticate(message, row.sender, config)
+    row.rate_key = rate_key(row.sender, keys, verdict)
     per_hour = int(config["INBOUND_PER_ADDRESS_PER_HOUR"])
-    if _recent_from(session, row.sender, now - timedelta(hours=1), row.id) >= per_hour:
+    if _recent_from(session, row.rate_key, now - timedelta(hours=1), row.id) >= per_hour:
         return Received(Outcome.RATE_LIMITED, f"over {per_hour} emails this hour")
-    verdict = bounces.judge(session, config, message, recipients)
-    if verdict is not None:
-        outcome = Outcome.BOUNCE if verdict.marked else Outcome.BOUNCE_UNMATCHED
-        return Received(outcome, verdict.detail)
+    bounce = bounces.judge(session, config, message, recipients)
+    if bounce is not None:
+        outcome = Outcome.BOUNCE if bounce.marked else Outcome.BOUNCE_UNMATCHED
+        return Received(outcome, bounce.detail)
     reason = headers.automatic(message, envelope_sender, own_addresses())
     if reason is not None:
         return Received(Outcome.AUTOMATIC, reason)
     if not row.sender:
         return Received(Outcome.NO_SENDER, "no single From address")
-    domain = config.get("INBOUND_DOMAIN")
     if not domain:
         return Received(Outcome.UNKNOWN_KEY, "replies are off (no INBOUND_DOMAIN)")
-    local = str(config["INBOUND_LOCAL_PART"])
-    seat = _seat(session, headers.reply_keys(message, recipients, local, str(domain)))
+    seat = _seat(session, keys)
     if seat is None:
         return Received(Outcome.UNKNOWN_KEY, "to no reply address of a seat")
     game = store.lock_game_with_seats(session, seat.game_id)
@@ -255,7 +266,7 @@ def _handle(
     _, player = store.seats_of(session, game.id)[seat.letter]
     if row.sender != player.email:
         return _other_sender(session, game, seat, player, row.sender)
-    return _reply(session, message, game, seat, player, now)
+    return _reply(session, message, row, game, seat, player, now, verdict)
 
 
 def _seat(session: Session, keys: Sequence[str]) -> Seat | None:
@@ -316,10 +327,12 @@ def answered_ply(
 def _reply(
     session: Session,
     message: email.message.Message,
+    row: InboundMessage,
     game: Game,
     seat: Seat,
     player: Player,
     now: datetime,
+    verdict: Verdict,
 ) -> Received:
     """A reply from the seat's own address: play it, or say why not."""
     assert game.id is not None
@@ -371,6 +384,16 @@ def _reply(
             reason = "Part of it cannot be played now, so none of it was played."
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
+    if not verdict.authenticated:
+        asked = confirm.hold(
+            session, game, seat, player, row, moves, reason=verdict.reason,
+            in_reply_to=in_reply_to,
+        )  # fmt: skip
+        detail = f"held for confirmation ({verdict.reason})"
+        detail += "" if asked else ", owner not asked again"
+        return Received(
+            Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
+        )
     before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]

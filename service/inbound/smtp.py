@@ -11,6 +11,11 @@ deep, too many parts) is kept as dropped and refused for good (554), so the send
 it to its sender instead of retrying it for days. Any other failure is a 451, so the sending
 server keeps the message and tries again (a repeat of a message already committed is found by its
 Message-ID and changes nothing).
+
+With ``INBOUND_AUTHSERV_ID`` set it is a receiving server of its own: it verifies the
+message's DKIM signatures (dkimpy; ``dnsfunc`` is the DNS lookup, a test's resolver in tests)
+and puts its ``Authentication-Results`` on top under that id, after removing any that claim
+it (``service.inbound.authentication``, docs/security.md).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from flask import Flask
 
 from service.inbound import headers
 from service.inbound.receive import Outcome, receive
+from service.inbound.verify import DnsLookup, stamp
 from service.outbox.bounce_address import is_bounce_address
 
 logger = logging.getLogger(__name__)
@@ -37,8 +43,10 @@ MAX_RECIPIENTS = 10
 class ReplyHandler:
     """aiosmtpd's handler: which recipients are taken, and what is done with a message."""
 
-    def __init__(self, app: Flask) -> None:
+    def __init__(self, app: Flask, dnsfunc: DnsLookup | None = None) -> None:
         self.app = app
+        self.dnsfunc = dnsfunc
+        self.authserv_id = str(app.config.get("INBOUND_AUTHSERV_ID") or "")
         self.local_part = str(app.config["INBOUND_LOCAL_PART"])
         self.domain = str(app.config["INBOUND_DOMAIN"] or "")
 
@@ -74,16 +82,26 @@ class ReplyHandler:
         return f"250 2.0.0 Received ({outcome})"
 
     def _receive(self, raw: bytes, recipients: list[str], sender: str) -> str:
+        size = len(raw)
+        if self.authserv_id:
+            raw = stamp(raw, self.authserv_id, self.dnsfunc)
         with self.app.app_context():
-            return receive(raw, recipients=recipients, envelope_sender=sender).outcome.value
+            received = receive(raw, recipients=recipients, envelope_sender=sender, size=size)
+            return received.outcome.value
 
 
-def receiver(app: Flask, *, host: str | None = None, port: int | None = None) -> Controller:
+def receiver(
+    app: Flask,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    dnsfunc: DnsLookup | None = None,
+) -> Controller:
     """The SMTP receiver of ``app`` (not started): on ``INBOUND_SMTP_HOST``/``PORT`` unless
-    given."""
+    given; DKIM keys looked up with ``dnsfunc`` (the DNS by default)."""
     config = app.config
     return Controller(
-        ReplyHandler(app),
+        ReplyHandler(app, dnsfunc),
         hostname=host or str(config["INBOUND_SMTP_HOST"]),
         port=int(port if port is not None else config["INBOUND_SMTP_PORT"]),
         data_size_limit=int(config["INBOUND_MAX_BYTES"]),
@@ -97,6 +115,11 @@ def serve(app: Flask, stop: threading.Event) -> None:
     """Run the SMTP receiver until ``stop`` is set."""
     if not app.config.get("INBOUND_DOMAIN"):
         raise RuntimeError("INBOUND_DOMAIN is not set: there is no reply address to receive for")
+    if not app.config.get("INBOUND_AUTHSERV_ID"):
+        logger.warning(
+            "INBOUND_AUTHSERV_ID is not set: no DKIM verdict is recorded, and replies act only "
+            "if INBOUND_TRUST_FROM is on (else each waits for its owner's confirmation)"
+        )
     controller = receiver(app)
     controller.start()
     logger.info(

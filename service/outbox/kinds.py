@@ -75,6 +75,9 @@ class MailKind(enum.StrEnum):
     REPLY_OTHER_SENDER = "reply_other_sender"
     """To a seat's own address when an email with its reply address came from another address:
     nothing was played, and only replies from this address count."""
+    REPLY_CONFIRM = "reply_confirm"
+    """To a seat's own address when a reply from it named playable moves but its sender was not
+    proven (``service.inbound.authentication``): the moves read, and a link to play them."""
 
     @property
     def rules(self) -> KindRules:
@@ -116,6 +119,12 @@ KIND_RULES: dict[MailKind, KindRules] = {
         game_thread=True,
         requested=False,
         subject="A reply from another address",
+        auto_submitted="auto-replied",
+    ),
+    MailKind.REPLY_CONFIRM: KindRules(
+        game_thread=True,
+        requested=False,
+        subject="Confirm your reply",
         auto_submitted="auto-replied",
     ),
 }

@@ -189,8 +189,9 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
 
 def check_series_and_replies(audit: Audit, client: Any) -> None:
     """A series between Ann (signed in) and Ben: its page and the page to leave it; Ben leaves
-    (Ann is told). Replies by email to Ann's "your turn" email: a receipt, a refusal, and a
-    reply from another address (the seat's own address is told)."""
+    (Ann is told). Replies by email to Ann's "your turn" email: a receipt, a refusal, a reply
+    from another address (the seat's own address is told), and one whose sender is not proven
+    (its confirmation page)."""
     server, app = audit.server, audit.server.app
     series_form = {
         **VALID_FORM, "a_name": "Ann", "a_email": ANN, "b_name": "Ben", "b_email": BEN,
@@ -217,6 +218,18 @@ def check_series_and_replies(audit: Audit, client: Any) -> None:
     # This game's latest email to the player to move (its first turn's email goes on after
     # the commit; the "cards dealt" email is of the same position).
     your_turn = rows(app, recipient=mover_mail, game_id=game_id)[-1]
+    # A reply whose sender is not proven: its moves wait for the confirmation link's page.
+    app.config["INBOUND_TRUST_FROM"] = False
+    try:
+        with app.app_context():
+            move = engine.legal_moves(state)[0].action_text()
+            held = receive(reply_bytes(your_turn, move))
+    finally:
+        app.config["INBOUND_TRUST_FROM"] = True
+    assert held.outcome is Outcome.UNAUTHENTICATED, held
+    confirmation = newest(server, MailKind.REPLY_CONFIRM, mover_mail)
+    confirm_url = link_to(confirmation.text_body, "/r/")
+    audit.check("reply confirmation page", re.sub(r"^https?://[^/]+", "", confirm_url))
     answers = {
         "xyzzy plugh": (None, Outcome.REFUSED),
         "claim 9": ("someone@example.net", Outcome.OTHER_SENDER),

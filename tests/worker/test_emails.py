@@ -25,7 +25,9 @@ from tests.worker.outbox_rows import get_ok, link_to, links, only_row, path_of, 
 from tests.worker.turn_games import bring_every_turn_email
 
 CARD_CODE = re.compile(r"\b[ROYGBP](10|[1-9])\b")
-BROUGHT_ABOUT_ELSEWHERE = {"reply_receipt", "reply_refused", "reply_other_sender", "series_left"}
+BROUGHT_ABOUT_ELSEWHERE = {
+    "reply_receipt", "reply_refused", "reply_other_sender", "reply_confirm", "series_left",
+}  # fmt: skip
 """Kinds that only a reply by email or a series brings about: their own tests check them."""
 
 

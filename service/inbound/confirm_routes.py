@@ -1,0 +1,70 @@
+"""The confirmation link of a reply whose sender was not proven (``service.inbound.confirm``):
+GET shows the moves read and a button; only the button's POST plays them, and only while the
+game is at the ply of the token (else a clear "the game has moved on" page, nothing changed)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, url_for
+from sqlmodel import Session
+from werkzeug.wrappers import Response
+
+import engine
+from service.db import read_scope, session_scope
+from service.games.state import StaleMoveError, apply_moves
+from service.inbound.confirm import ConfirmToken, described, held_moves, read_token, seat_of
+from service.links import private_page_url
+from service.models import Game, GameStatus, InboundMessage, Seat
+from service.refusal import Refusal
+
+bp = Blueprint("reply_confirm", __name__)
+
+
+class NothingHeldError(Refusal):
+    status = 404
+    title = "Nothing waits for this link"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This link names no reply waiting to be confirmed. Open your private page."
+        )
+
+
+def _held(session: Session, token: ConfirmToken) -> tuple[Game, Seat, list[engine.Move]]:
+    """The game, seat and held moves of a token, while the game is still at its ply."""
+    game, seat, _ = seat_of(session, token)
+    row = session.get(InboundMessage, token.row_id)
+    if row is None or row.game_id != game.id or row.seat != seat.letter or not row.held_moves:
+        raise NothingHeldError()
+    if game.ply != token.ply or game.status != GameStatus.ACTIVE:
+        error = StaleMoveError(token.ply, game.ply)
+        error.page_url = private_page_url(seat)
+        raise error
+    return game, seat, held_moves(row, engine.get_ruleset(game.ruleset))
+
+
+@bp.get("/r/<token>")
+def confirm_page(token: str) -> str:
+    confirm_token = read_token(token)
+    with read_scope() as session:
+        game, seat, moves = _held(session, confirm_token)
+        private_url = private_page_url(seat)
+    return render_template(
+        "inbound/confirm_reply.html",
+        game_number=game.id,
+        turn=confirm_token.ply + 1,
+        moves=described(moves),
+        action=url_for("reply_confirm.confirm_moves", token=token),
+        private_url=private_url,
+    )
+
+
+@bp.post("/r/<token>")
+def confirm_moves(token: str) -> Response:
+    confirm_token = read_token(token)
+    with session_scope() as session:
+        game, seat, moves = _held(session, confirm_token)
+        assert game.id is not None
+        # apply_moves locks the game and checks the ply again: a second press is stale.
+        apply_moves(session, game.id, seat.letter, confirm_token.ply, moves)
+        private_url = private_page_url(seat)
+    return redirect(private_url, code=303)
