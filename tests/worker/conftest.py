@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ from tests.service.conftest import (  # noqa: F401  (fixtures shared with the se
     postgres,
     valid_form,
 )
+from worker import QUEUES
 
 REPO = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
@@ -469,6 +470,7 @@ class Stack:
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
             "CELERY_DEFAULT_QUEUE": self.queue,
+            "CELERY_QUEUE_PREFIX": f"{self.queue}-",
             "MAIL_SERVER": "127.0.0.1",
             "MAIL_PORT": str(self.smtp.port),
             "MAIL_SUPPRESS_SEND": "0",
@@ -480,6 +482,10 @@ class Stack:
             **FAST_MAIL_SETTINGS,
             **self.settings,
         }
+
+    def routed(self, queues: Sequence[str] = QUEUES) -> list[str]:
+        """The broker's names of these of ``worker.QUEUES`` (default: all) for this stack."""
+        return [f"{self.queue}-{queue}" for queue in queues]
 
     def app_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {}
@@ -584,17 +590,18 @@ def close_app(flask_app: Flask) -> None:
 
 @pytest.fixture
 def start_worker(stack: Stack, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start a worker: ``start_worker(beat=True, queues=[...], name="w1")``."""
+    """Start a worker: ``start_worker(beat=True, queues=[...], name="w1")``. It takes the
+    stack's default queue, the routed ones named by ``routed`` (default: all of
+    ``worker.QUEUES``, as one worker did before the split) and ``queues``."""
     started: list[WorkerProcess] = []
 
     def start(
         *, beat: bool = True, queues: list[str] | None = None, name: str = "worker",
-        stack_: Stack | None = None,
+        stack_: Stack | None = None, routed: Sequence[str] = QUEUES,
     ) -> WorkerProcess:  # fmt: skip
         chosen = stack_ or stack
-        worker = WorkerProcess(
-            chosen, tmp_path / f"{name}.log", beat=beat, queues=[chosen.queue, *(queues or [])]
-        )
+        every = [chosen.queue, *chosen.routed(routed), *(queues or [])]
+        worker = WorkerProcess(chosen, tmp_path / f"{name}.log", beat=beat, queues=every)
         started.append(worker)
         worker.start()
         return worker
