@@ -7,6 +7,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-base}"
 python="${PYTHON:-python3}"
+project_hash() {
+  # pyproject.toml's [project] (dependencies, extras), not its tool settings.
+  "$python" -c 'import hashlib, json, tomllib
+with open("pyproject.toml", "rb") as f:
+    project = tomllib.load(f)["project"]
+print(hashlib.sha256(json.dumps(project, sort_keys=True).encode()).hexdigest())'
+}
+if [ "$extra" = --project-hash ]; then
+  project_hash
+  exit 0
+fi
+if [ "$(cat requirements/project.sha256 2>/dev/null)" != "$(project_hash)" ]; then
+  echo "pyproject.toml's [project] changed since the lock was made: run scripts/lock" >&2
+  exit 2
+fi
 lock_hash() {
   cat "requirements/$1.txt" pyproject.toml | sha256sum | cut -d' ' -f1
 }
