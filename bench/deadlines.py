@@ -98,6 +98,7 @@ from flask import Flask  # noqa: E402
 from sqlmodel import col, update  # noqa: E402
 
 import engine  # noqa: E402
+from bench.mail import queue_settings  # noqa: E402
 from service import create_app, tokens  # noqa: E402
 from service.after_commit import publish_after_commit  # noqa: E402
 from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
@@ -602,7 +603,8 @@ def main() -> None:
             "BASE_URL": "http://bl.bench.test",
             # A Redis URL makes the tasks go to that broker (not eager); none: the embedded mode.
             "REDIS_URL": None if args.eager else REDIS_URL,
-            "CELERY_DEFAULT_QUEUE": QUEUE,
+            # Every queue's name begins with QUEUE (queued_tasks reads them all).
+            **queue_settings(QUEUE),
             "MAIL_SERVER": None,
             "RATELIMIT_ENABLED": False,
             "CLOCK_NOW": NOW,

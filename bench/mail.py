@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ from service.models import Player  # noqa: E402
 from service.outbox import MailKind, queue_email  # noqa: E402
 from service.outbox.models import OutboxMessage  # noqa: E402
 from service.outbox.queue import PENDING_KEY, dispatch  # noqa: E402
+from worker import QUEUES  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -85,15 +87,18 @@ class Counting:
                 self.kept.append((arrived, envelope.rcpt_tos[0], message))
         return "250 OK"
 
-    def after(self, index: int, recipient: str, timeout: float = 30) -> tuple[int, float, str]:
-        """The first kept message from ``index`` on to ``recipient``: (its index, arrival time,
-        text body). Raises TimeoutError."""
+    def after(
+        self, index: int, recipient: str | Collection[str], timeout: float = 30
+    ) -> tuple[int, float, str]:
+        """The first kept message from ``index`` on to ``recipient`` (or to any of them): (its
+        index, arrival time, text body). Raises TimeoutError."""
+        wanted = {recipient} if isinstance(recipient, str) else set(recipient)
         start = time.perf_counter()
         while time.perf_counter() - start < timeout:
             with self.lock:
                 for i in range(index, len(self.kept)):
                     arrived, to, message = self.kept[i]
-                    if to == recipient:
+                    if to in wanted:
                         return i, arrived, readable(message)
             time.sleep(0.001)
         raise TimeoutError(f"no email to {recipient} arrived")
@@ -121,16 +126,17 @@ def first_link(text: str, fragment: str) -> str:
     raise LookupError(f"no {fragment} link in:\n{text}")
 
 
-def turn_latencies(app: Any, handler: Counting, moves: int) -> list[float]:
+def turn_latencies(app: Any, handler: Counting, moves: int, tag: str = "") -> list[float]:
     """Play games by email (the first move link of each "your turn" email, with the draw its
-    confirm page offers first) and time each move's POST to the opponent's next email."""
+    confirm page offers first) and time each move's POST to the opponent's next email. The
+    handler keeps messages meanwhile (``keep``); ``tag`` sets these players apart from those
+    of other calls (and of other games sending email at the same time)."""
     client = app.test_client()
-    handler.keep = True
     latencies: list[float] = []
     game = 0
     while len(latencies) < moves:
         game += 1
-        players = {"A": f"a{game}@example.org", "B": f"b{game}@example.org"}
+        players = {"A": f"a{tag}{game}@example.org", "B": f"b{tag}{game}@example.org"}
         form = {
             "a_name": f"A{game}", "a_email": players["A"], "b_name": f"B{game}",
             "b_email": players["B"], "ruleset": "battleline", "claims": "advanced",
@@ -144,7 +150,7 @@ def turn_latencies(app: Any, handler: Counting, moves: int) -> list[float]:
         assert client.post(first_link(text, "/accept")).status_code == 303
         # The "game started" emails, then the first "your turn".
         while True:
-            seen, _, text = _next(handler, seen)
+            seen, _, text = handler.after(seen + 1, players.values())
             if MOVE_LINK.search(text):
                 break
         while len(latencies) < moves:
@@ -162,20 +168,7 @@ def turn_latencies(app: Any, handler: Counting, moves: int) -> list[float]:
             latencies.append(arrived - start)
             if not MOVE_LINK.search(text):
                 break  # the game is over: the next one
-    handler.keep = False
     return latencies
-
-
-def _next(handler: Counting, index: int) -> tuple[int, float, str]:
-    """The next kept message after ``index``, whoever it is for."""
-    start = time.perf_counter()
-    while time.perf_counter() - start < 30:
-        with handler.lock:
-            if len(handler.kept) > index + 1:
-                arrived, _, message = handler.kept[index + 1]
-                return index + 1, arrived, readable(message)
-        time.sleep(0.001)
-    raise TimeoutError("no further email arrived")
 
 
 def marked_sent(ids: list[int], wait_s: float) -> int:
@@ -207,13 +200,29 @@ def wait_until(counter: Counting, target: int, timeout: float) -> float:
     return time.perf_counter() - start
 
 
-def start_worker(env: dict[str, str], concurrency: int, log: Path) -> subprocess.Popen[bytes]:
+def queue_settings(name: str) -> dict[str, str]:
+    """A bench's own queues on the shared Redis: the default one, and the routed ones
+    (``worker.QUEUES``) named after it."""
+    return {"CELERY_DEFAULT_QUEUE": name, "CELERY_QUEUE_PREFIX": f"{name}-"}
+
+
+def queue_keys(env: dict[str, str], queues: tuple[str, ...] = QUEUES) -> list[str]:
+    """The broker's names of the default queue and of ``queues`` (routed) under ``env``."""
+    return [env["CELERY_DEFAULT_QUEUE"], *(env["CELERY_QUEUE_PREFIX"] + q for q in queues)]
+
+
+def start_worker(
+    env: dict[str, str], concurrency: int, log: Path, *, queues: tuple[str, ...] = QUEUES,
+    name: str = "bench",
+) -> subprocess.Popen[bytes]:  # fmt: skip
+    """A ``celery worker`` on the default queue and the routed ``queues`` (default: all of
+    them, as the one worker before the queues were split)."""
     pool = ["--pool", "solo"] if concurrency == 1 else ["--concurrency", str(concurrency)]
     command = [
         str(Path(sys.executable).with_name("celery")), "-A", "worker.celery_app:celery_app",
         "worker", *pool, "--loglevel", os.environ.get("BENCH_LOGLEVEL", "WARNING"),
-        "-Q", env["CELERY_DEFAULT_QUEUE"],
-        "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "bench@%h",
+        "-Q", ",".join(queue_keys(env, queues)),
+        "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"{name}@%h",
     ]  # fmt: skip
     with open(log, "wb") as out:
         return subprocess.Popen(
@@ -321,7 +330,7 @@ def main() -> None:
         "APP_ENV": "testing",
         "DATABASE_URL": url,
         "REDIS_URL": REDIS_URL,
-        "CELERY_DEFAULT_QUEUE": f"battleline-bench-{secrets.token_hex(4)}",
+        **queue_settings(f"battleline-bench-{secrets.token_hex(4)}"),
         "MAIL_SERVER": "127.0.0.1",
         "MAIL_PORT": str(port),
         "MAIL_SUPPRESS_SEND": "0",
@@ -345,7 +354,9 @@ def main() -> None:
             rounds = [
                 measure_round(app, handler, port, args.n, number) for number in range(args.rounds)
             ]
+            handler.keep = True
             latencies = turn_latencies(app, handler, args.moves)
+            handler.keep = False
     finally:
         if worker is not None:
             os.killpg(worker.pid, signal.SIGTERM)

@@ -69,6 +69,7 @@ if str(ROOT) not in sys.path:
 import psycopg  # noqa: E402
 
 import engine  # noqa: E402
+from bench.mail import queue_keys, queue_settings  # noqa: E402
 from service import create_app, tokens  # noqa: E402
 from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
 from service.games.state import apply_moves, load_state  # noqa: E402
@@ -519,7 +520,7 @@ def main() -> None:
         "SECRET_KEY": SECRET_KEY,
         "BASE_URL": BASE_URL,
         "REDIS_URL": "" if args.eager_mail else REDIS_URL,
-        "CELERY_DEFAULT_QUEUE": queue,
+        **queue_settings(queue),
         "MAIL_SERVER": "",
         "MAIL_SUPPRESS_SEND": "1",
         # wrk sends thousands of requests a second from one address: the per-client limits
@@ -630,7 +631,8 @@ def main() -> None:
                 import redis
 
                 client = redis.Redis.from_url(REDIS_URL)
-                client.delete(queue, f"_kombu.binding.{queue}")
+                for key in queue_keys(env):
+                    client.delete(key, f"_kombu.binding.{key}")
                 client.close()
             except Exception as error:  # cleanup must not hide the figures
                 print(f"could not delete the Redis queue {queue}: {error}")

@@ -128,6 +128,8 @@ def mail_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         "BROKER_PUBLISH_PAUSE_S": float(env.get("BROKER_PUBLISH_PAUSE_S", "5")),
         # Deployments (or test runs) sharing one Redis keep their tasks apart by queue name.
         "CELERY_DEFAULT_QUEUE": env.get("CELERY_DEFAULT_QUEUE") or "celery",
+        # Before each routed queue's name (mail, turns, computer: worker.TASK_QUEUES).
+        "CELERY_QUEUE_PREFIX": env.get("CELERY_QUEUE_PREFIX") or "",
         "MAIL_SERVER": server or "127.0.0.1",
         "MAIL_PORT": int(env.get("MAIL_PORT", "25")),
         "MAIL_USE_TLS": _flag(env.get("MAIL_USE_TLS"), False),

@@ -19,7 +19,7 @@ from flask import Flask
 
 from service import after_commit
 from service.outbox.prune import PRUNE_TASK
-from service.outbox.queue import SWEEP_TASK
+from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -33,6 +33,39 @@ INBOUND_POLL_TASK = "worker.poll_inbound_mailbox"
 PRUNE_INBOUND_TASK = "worker.prune_inbound"
 """``service.inbound.prune.PRUNE_TASK`` (not imported here: the inbound area needs the app's
 models)."""
+START_TURN_TASK = "worker.start_turn"
+"""``service.turns.start.START_TURN_TASK``."""
+CHECK_TASK = "worker.check_games"
+"""``service.turns.scan.CHECK_TASK``."""
+COMPUTER_TURN_TASK = "worker.start_computer_turn"
+"""``service.turns.start.COMPUTER_TURN_TASK``."""
+COMPUTER_CHECK_TASK = "worker.check_computer_games"
+"""``service.turns.scan.COMPUTER_CHECK_TASK``."""
+
+MAIL_QUEUE, TURNS_QUEUE, COMPUTER_QUEUE = "mail", "turns", "computer"
+"""The queues, each with worker processes of its own (the Procfile; ``docs/deployment.md``):
+mail delivery never waits behind the computer's search, nor a person's turn start."""
+QUEUES = (MAIL_QUEUE, TURNS_QUEUE, COMPUTER_QUEUE)
+TASK_QUEUES = {
+    DELIVER_TASK: MAIL_QUEUE,
+    SWEEP_TASK: MAIL_QUEUE,
+    START_TURN_TASK: TURNS_QUEUE,
+    SCAN_TASK: TURNS_QUEUE,
+    CHECK_TASK: TURNS_QUEUE,
+    DIGEST_TASK: TURNS_QUEUE,
+    INBOUND_POLL_TASK: TURNS_QUEUE,
+    PRUNE_TASK: TURNS_QUEUE,
+    PRUNE_INBOUND_TASK: TURNS_QUEUE,
+    COMPUTER_TURN_TASK: COMPUTER_QUEUE,
+    COMPUTER_CHECK_TASK: COMPUTER_QUEUE,
+}
+"""Which queue each task goes to (``task_routes``)."""
+
+
+def queue_name(config: Mapping[str, Any], queue: str) -> str:
+    """The broker's name of one of ``QUEUES``: ``CELERY_QUEUE_PREFIX`` then the name, so that
+    deployments (or test runs) sharing one Redis keep their tasks apart."""
+    return f"{config.get('CELERY_QUEUE_PREFIX') or ''}{queue}"
 
 
 def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,7 +118,11 @@ def celery_config(app: Flask) -> dict[str, Any]:
         "task_reject_on_worker_lost": True,
         "broker_connection_retry_on_startup": True,
         "worker_cancel_long_running_tasks_on_connection_loss": True,
+        # Tasks of an older release, queued before the routes: the turns workers take them.
         "task_default_queue": config["CELERY_DEFAULT_QUEUE"],
+        "task_routes": {
+            task: {"queue": queue_name(config, queue)} for task, queue in TASK_QUEUES.items()
+        },
         # No task is scheduled ahead (no countdowns, no eta); long waits are rows in the
         # database that a beat task finds (PITFALLS).
         "broker_transport_options": {"visibility_timeout": 3600},

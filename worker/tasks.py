@@ -59,6 +59,13 @@ def start_turn(game_id: int, turn: int) -> str:
     return start.start_turn(game_id, turn).value
 
 
+@shared_task(name=start.COMPUTER_TURN_TASK, acks_late=True)
+def start_computer_turn(game_id: int, turn: int) -> str:
+    """``start_turn`` of a computer seat's turn: it plays once its delay is over (else the
+    deadline scan comes back for it). Idempotent through ``games.turn_notified``."""
+    return start.start_turn(game_id, turn).value
+
+
 @shared_task(name=scan.SCAN_TASK, acks_late=True)
 def scan_deadlines() -> dict[str, Any]:
     """Find the games where a reminder, a running-late note, a vacation day or a timeout is due
@@ -71,6 +78,13 @@ def scan_deadlines() -> dict[str, Any]:
 def check_games(now: str, *game_ids: int) -> dict[int, str]:
     """Do what is due in each game at the scan's moment ``now`` (ISO 8601), one transaction per
     game. Idempotent: what was done is recorded on the game row in the same transaction."""
+    moment = datetime.fromisoformat(now)
+    return {game_id: scan.check_game(game_id, moment).value for game_id in game_ids}
+
+
+@shared_task(name=scan.COMPUTER_CHECK_TASK, acks_late=True)
+def check_computer_games(now: str, *game_ids: int) -> dict[int, str]:
+    """``check_games`` of games where the computer is to move: it plays there, on its queue."""
     moment = datetime.fromisoformat(now)
     return {game_id: scan.check_game(game_id, moment).value for game_id in game_ids}
 

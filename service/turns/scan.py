@@ -29,7 +29,7 @@ from service.after_commit import publish_after_commit
 from service.db import session_scope
 from service.games import store
 from service.games.state import apply_to_locked, load_state
-from service.models import Game, GameStatus, Seat
+from service.models import Game, GameStatus, Player, Seat
 from service.present import game_emails
 from service.turns.deadlines import (
     Due,
@@ -54,6 +54,9 @@ SCAN_TASK = "worker.scan_deadlines"
 """The Celery name of ``worker.tasks.scan_deadlines``."""
 CHECK_TASK = "worker.check_games"
 """The Celery name of ``worker.tasks.check_games``."""
+COMPUTER_CHECK_TASK = "worker.check_computer_games"
+"""The Celery name of ``worker.tasks.check_computer_games``: ``check_games`` of the games where
+the computer is to move (it plays there), on the computer's queue."""
 CHECK_TASK_GAMES = 20
 """The most games in one check task: a thousand due games make fifty tasks (publishing each
 costs about as much as claiming all the games), and several workers still share them."""
@@ -95,12 +98,16 @@ def scan_deadlines(now: datetime | None = None) -> ScanReport:
     batch = int(current_app.config["TURN_SCAN_BATCH"])
     with session_scope() as session:
         due = claim_due_games(session, now, batch)
+        computer = computer_to_move(session, due)
+    people = [game_id for game_id in due if game_id not in computer]
+    thinking = [game_id for game_id in due if game_id in computer]
     # Committed: a check that starts now finds its game claimed, and a later scan leaves it.
     publish_after_commit(
         current_app.extensions["celery"],
         [
-            (CHECK_TASK, (now.isoformat(), *due[start : start + CHECK_TASK_GAMES]))
-            for start in range(0, len(due), CHECK_TASK_GAMES)
+            (task, (now.isoformat(), *games[start : start + CHECK_TASK_GAMES]))
+            for task, games in ((CHECK_TASK, people), (COMPUTER_CHECK_TASK, thinking))
+            for start in range(0, len(games), CHECK_TASK_GAMES)
         ],
         f"the checks of {len(due)} games",
     )
@@ -126,6 +133,19 @@ def claim_due_games(session: Session, now: datetime, limit: int) -> list[int]:
             .execution_options(synchronize_session=False)
         )
     return ids
+
+
+def computer_to_move(session: Session, game_ids: list[int]) -> set[int]:
+    """Those of ``game_ids`` where a computer seat is to move."""
+    if not game_ids:
+        return set()
+    found = session.exec(
+        select(Game.id)
+        .join(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.letter) == Game.to_move))
+        .join(Player, col(Player.id) == col(Seat.player_id))
+        .where(col(Game.id).in_(game_ids), col(Player.computer).is_not(None))
+    )
+    return {game_id for game_id in found if game_id is not None}
 
 
 def due_games_query(now: datetime, limit: int) -> SelectOfScalar[int | None]:

@@ -43,9 +43,13 @@ logger = logging.getLogger(__name__)
 
 START_TURN_TASK = "worker.start_turn"
 """The Celery name of ``worker.tasks.start_turn``."""
+COMPUTER_TURN_TASK = "worker.start_computer_turn"
+"""The Celery name of ``worker.tasks.start_computer_turn``: ``start_turn`` of a computer's turn,
+on a queue of its own, so that its search never holds up a person's turn or email."""
 
 PENDING_KEY = "battleline.turns.pending"
-"""Where a session keeps the (game id, turn) pairs whose start it must queue after commit."""
+"""Where a session keeps the (game id, turn, task) of each turn whose start it must queue after
+commit."""
 
 
 class Started(enum.StrEnum):
@@ -92,11 +96,12 @@ def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
     game.late_notice_sent = False
     if store.seats_of(session, game.id)[seat][1].computer is not None:
         game.next_check_at = computer_due(game)
+        note_for_commit(session, PENDING_KEY, (game.id, turn, COMPUTER_TURN_TASK))
     else:
         # Vacation days do not change when reminders fall: any seat's count gives the same time.
         game.next_check_at = next_check(turn_clock(game, 0), reminder_lead(), late_told=False)
+        note_for_commit(session, PENDING_KEY, (game.id, turn, START_TURN_TASK))
     session.add(game)
-    note_for_commit(session, PENDING_KEY, (game.id, turn))
 
 
 def on_moves(
@@ -222,8 +227,9 @@ def sweep_unstarted_turns(now: datetime) -> list[tuple[int, int]]:
     return started
 
 
-def dispatch(pending: list[tuple[int, int]]) -> None:
-    """Queue ``start_turn`` for each (game, turn) (eager mode: run it now). After the commit."""
+def dispatch(pending: list[tuple[int, int, str]]) -> None:
+    """Queue each (game, turn, task): ``START_TURN_TASK``, or ``COMPUTER_TURN_TASK`` for a
+    computer's turn (eager mode: run it now). After the commit."""
     if not has_app_context():
         logger.warning("turns %s began outside an app: the deadline scan starts them", pending)
         return
@@ -232,8 +238,8 @@ def dispatch(pending: list[tuple[int, int]]) -> None:
     # BROKER_PUBLISH_TIMEOUT_S).
     publish_after_commit(
         current_app.extensions["celery"],
-        [(START_TURN_TASK, (game_id, turn)) for game_id, turn in pending],
-        f"the start of (game, turn) {pending}",
+        [(task, (game_id, turn)) for game_id, turn, task in pending],
+        f"the start of (game, turn, task) {pending}",
     )
 
 

@@ -21,8 +21,9 @@ from service.links import private_page_url
 from service.models import Game
 from service.turns import scan, start
 from service.turns.scan import Checked, check_game, scan_deadlines
-from tests.service.conftest import empty_and_close, make_test_app
+from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
 from tests.service.test_computer_and_series import new_game
+from tests.worker.turn_games import create_confirm_accept
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 DELAY = timedelta(seconds=300)
@@ -163,3 +164,22 @@ def page_text(client: FlaskClient, path: str) -> str:
     response = client.get(path)
     assert response.status_code == 200
     return " ".join(response.get_data(as_text=True).split())
+
+
+def test_the_checks_of_the_computer_s_games_go_to_its_queue(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its checks are where it searches: a task of their own, routed to the computer's queue
+    (``worker.TASK_QUEUES``), so that a person's reminder never waits behind its search."""
+    thinking = computer_to_move(app)
+    people = create_confirm_accept(app, app.test_client(), VALID_FORM)
+    published: list[tuple[str, tuple[object, ...]]] = []
+    monkeypatch.setattr(
+        scan, "publish_after_commit", lambda _celery, sends, _what: published.extend(sends)
+    )
+    report = scan_at(app, START + timedelta(days=30))
+    assert sorted(report.checked) == sorted([thinking, people])
+    moment = (START + timedelta(days=30)).isoformat()
+    assert sorted(published) == sorted(
+        [(scan.CHECK_TASK, (moment, people)), (scan.COMPUTER_CHECK_TASK, (moment, thinking))]
+    )

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,7 @@ from tests.service.conftest import (  # noqa: F401  (fixtures shared with the se
     valid_form,
 )
 from tests.worker import delivery_steps
+from worker import QUEUES
 
 # test_kill_points.py takes a delivery's steps one by one, as ``delivery.NAME``: the service
 # delivers in batches only, so the tests' own steps (made of its API) stand in for those names.
@@ -476,6 +477,7 @@ class Stack:
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
             "CELERY_DEFAULT_QUEUE": self.queue,
+            "CELERY_QUEUE_PREFIX": f"{self.queue}-",
             "MAIL_SERVER": "127.0.0.1",
             "MAIL_PORT": str(self.smtp.port),
             "MAIL_SUPPRESS_SEND": "0",
@@ -487,6 +489,10 @@ class Stack:
             **FAST_MAIL_SETTINGS,
             **self.settings,
         }
+
+    def routed(self, queues: Sequence[str] = QUEUES) -> list[str]:
+        """The broker's names of these of ``worker.QUEUES`` (default: all) for this stack."""
+        return [f"{self.queue}-{queue}" for queue in queues]
 
     def app_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {}
@@ -591,17 +597,18 @@ def close_app(flask_app: Flask) -> None:
 
 @pytest.fixture
 def start_worker(stack: Stack, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start a worker: ``start_worker(beat=True, queues=[...], name="w1")``."""
+    """Start a worker: ``start_worker(beat=True, queues=[...], name="w1")``. It takes the
+    stack's default queue, the routed ones named by ``routed`` (default: all of
+    ``worker.QUEUES``, as one worker did before the split) and ``queues``."""
     started: list[WorkerProcess] = []
 
     def start(
         *, beat: bool = True, queues: list[str] | None = None, name: str = "worker",
-        stack_: Stack | None = None,
+        stack_: Stack | None = None, routed: Sequence[str] = QUEUES,
     ) -> WorkerProcess:  # fmt: skip
         chosen = stack_ or stack
-        worker = WorkerProcess(
-            chosen, tmp_path / f"{name}.log", beat=beat, queues=[chosen.queue, *(queues or [])]
-        )
+        every = [chosen.queue, *chosen.routed(routed), *(queues or [])]
+        worker = WorkerProcess(chosen, tmp_path / f"{name}.log", beat=beat, queues=every)
         started.append(worker)
         worker.start()
         return worker

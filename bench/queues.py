@@ -1,0 +1,273 @@
+"""A person's email while the computer thinks: ``python bench/queues.py [--moves 40]
+[--games 20] [--json]`` from the repository root.
+
+The latency of a turn by mail (``bench/mail.py``'s: a move link's POST to the opponent's "your
+turn" email arriving at an aiosmtpd server, p50 and p99 over ``--moves`` moves) with no game
+against the computer, then with ``--games`` games against the strong computer thinking at once
+(their person's side is played back by this bench the moment its "your turn" email arrives, so
+each game always has the computer's search queued or running), side by side in one run, for
+two layouts of the workers:
+
+- ``before``: one ``celery worker`` on every queue, ``--concurrency 2``: the Procfile before the
+  queues were split, where mail waited behind the computer's search;
+- ``after``: the Procfile's ``worker-*`` processes, each on its own queues with its own
+  concurrency (read from ``Procfile``).
+
+Real PostgreSQL (its own database, dropped at the end), Redis on 127.0.0.1:6379 (queues of its
+own), the computer playing at once (``COMPUTER_DELAY_S=0``). This process serves the moves of
+both the measured games and the computer games' person (Flask's test client), as gunicorn would.
+Prints a table, or with ``--json`` one JSON object a line (``layout``, ``load``, ``moves``,
+``p50_ms``, ``p99_ms``, ``max_ms``, ``computer_moves``: the computer's moves during the
+measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+import redis  # noqa: E402
+from aiosmtpd.controller import Controller  # noqa: E402
+from sqlmodel import select  # noqa: E402
+
+from bench.mail import (  # noqa: E402
+    BASE_URL,
+    MOVE_LINK,
+    PG_ADMIN,
+    REDIS_URL,
+    SECRET_KEY,
+    Counting,
+    first_link,
+    percentile,
+    queue_keys,
+    queue_settings,
+    readable,
+    start_worker,
+    turn_latencies,
+)
+from service import create_app  # noqa: E402
+from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
+from service.outbox import MailKind  # noqa: E402
+from service.outbox.models import OutboxMessage  # noqa: E402
+from worker import QUEUES  # noqa: E402
+
+BEFORE = (("worker", 2, QUEUES),)
+"""The one worker of the Procfile before the split: every queue, two processes."""
+PROCFILE_WORKER = re.compile(r"^(worker[\w-]*):.*--concurrency (\d+).* -Q ([\w,]+)", re.M)
+
+
+def procfile_workers() -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The Procfile's workers: name, concurrency, routed queues (``celery``, the default
+    queue of tasks queued by an older release, is taken by every bench worker anyway)."""
+    text = (ROOT / "Procfile").read_text()
+    return tuple(
+        (name, int(concurrency), tuple(q for q in queues.split(",") if q in QUEUES))
+        for name, concurrency, queues in PROCFILE_WORKER.findall(text)
+    )
+
+
+class ComputerGames:
+    """``games`` games of a person against the strong computer, the person's side played by a
+    thread of this process the moment its "your turn" email arrives (a finished game is
+    followed by a new one for the same person)."""
+
+    def __init__(self, app: Any, handler: Counting, games: int, tag: str) -> None:
+        self.app = app
+        self.handler = handler
+        self.people = [f"c{tag}{number}@example.org" for number in range(games)]
+        self.stop = threading.Event()
+        self.computer_moves = 0
+        self.thread = threading.Thread(target=self._play, name="computer-games", daemon=True)
+
+    def start(self) -> None:
+        self.client = self.app.test_client()
+        for person in self.people:
+            self._new_game(person)
+        self.thread.start()
+
+    def _new_game(self, person: str) -> None:
+        form = {
+            "a_name": person.split("@")[0], "a_email": person, "b_computer": "strong",
+            "ruleset": "battleline", "claims": "advanced",
+        }  # fmt: skip
+        assert self.client.post("/games/new", data=form).status_code == 303
+
+    def _kind(self, message_id: str) -> str:
+        with self.app.app_context(), session_scope() as session:
+            kind = session.exec(
+                select(OutboxMessage.kind).where(OutboxMessage.message_id == message_id)
+            ).first()
+        return str(kind)
+
+    def _play(self) -> None:
+        seen = 0
+        people = set(self.people)
+        while not self.stop.is_set():
+            with self.handler.lock:
+                fresh = self.handler.kept[seen:]
+                seen += len(fresh)
+            for _, to, message in fresh:
+                if to not in people or self.stop.is_set():
+                    continue
+                kind, text = self._kind(str(message["Message-ID"])), readable(message)
+                if kind == MailKind.CONFIRM_ADDRESS:
+                    self.client.post(first_link(text, "/p/") + "/invite")
+                elif kind == MailKind.YOUR_TURN and (link := MOVE_LINK.search(text)):
+                    self.computer_moves += 1  # the computer moved (or the game began)
+                    page = self.client.get(link.group(1)).get_data(as_text=True)
+                    then = re.search(r'<option value="([^"]+)"', page)
+                    self.client.post(link.group(1), data={"then": then.group(1)} if then else {})
+                elif kind == MailKind.GAME_OVER:
+                    self._new_game(to)
+            time.sleep(0.005)
+
+    def end(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+
+
+@dataclass(frozen=True)
+class Measured:
+    layout: str
+    load: str
+    latencies: list[float]
+    computer_moves: int
+
+    def row(self) -> dict[str, Any]:
+        p50, p99 = (percentile(self.latencies, q) * 1000 for q in (0.5, 0.99))
+        return {
+            "layout": self.layout, "load": self.load, "moves": len(self.latencies),
+            "p50_ms": round(p50, 1), "p99_ms": round(p99, 1),
+            "max_ms": round(max(self.latencies) * 1000, 1), "computer_moves": self.computer_moves,
+        }  # fmt: skip
+
+
+def measure_layout(
+    layout: str, workers: tuple[tuple[str, int, tuple[str, ...]], ...], app: Any,
+    handler: Counting, env: dict[str, str], args: argparse.Namespace, logs: Path,
+) -> list[Measured]:  # fmt: skip
+    """Start ``workers``, measure without and with the computer games, stop them and empty
+    the queues."""
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        for name, concurrency, queues in workers:
+            log = logs / f"{layout}-{name}.log"
+            started.append(start_worker(env, concurrency, log, queues=queues, name=name))
+        time.sleep(3)  # the workers are up
+        tag = secrets.token_hex(2)
+        idle = turn_latencies(app, handler, args.moves, tag=f"{layout}i{tag}")
+        games = ComputerGames(app, handler, args.games, f"{layout}{tag}")
+        games.start()
+        time.sleep(args.warm_up)  # every game's computer is thinking or queued
+        before = games.computer_moves
+        busy = turn_latencies(app, handler, args.moves, tag=f"{layout}b{tag}")
+        moves = games.computer_moves - before
+        games.end()
+    finally:
+        for process in started:
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in started:
+            process.wait(timeout=60)
+        client = redis.Redis.from_url(REDIS_URL)
+        for key in queue_keys(env):
+            client.delete(key, f"_kombu.binding.{key}")
+        client.close()
+    return [
+        Measured(layout, "none", idle, 0),
+        Measured(layout, f"{args.games} computer games", busy, moves),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=40, help="moves timed in each measurement")
+    parser.add_argument("--games", type=int, default=20, help="computer games thinking at once")
+    parser.add_argument(
+        "--warm-up", type=float, default=5.0, help="seconds of computer games before timing"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    args = parser.parse_args()
+
+    admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    database = f"battleline_bench_{secrets.token_hex(4)}"
+    admin.execute(f'CREATE DATABASE "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    handler = Counting()
+    handler.keep = True
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    env = {
+        "APP_ENV": "testing",
+        "DATABASE_URL": url,
+        "REDIS_URL": REDIS_URL,
+        **queue_settings(f"battleline-bench-{secrets.token_hex(4)}"),
+        "MAIL_SERVER": "127.0.0.1",
+        "MAIL_PORT": str(port),
+        "MAIL_SUPPRESS_SEND": "0",
+        "SECRET_KEY": SECRET_KEY,
+        "BASE_URL": BASE_URL,
+        "COMPUTER_DELAY_S": "0",
+        "RATELIMIT_ENABLED": "0",  # one client makes every game
+    }
+    logs = Path(tempfile.mkdtemp(prefix=f"{database}-"))
+    app = None
+    results: list[Measured] = []
+    try:
+        upgrade_schema(url)
+        config: dict[str, Any] = {**env, "MAIL_PORT": port, "MAIL_SUPPRESS_SEND": False}
+        config["RATELIMIT_ENABLED"] = False
+        config["COMPUTER_DELAY_S"] = 0.0
+        app = create_app(config)
+        with app.app_context():
+            for layout, workers in (("before", BEFORE), ("after", procfile_workers())):
+                results += measure_layout(layout, workers, app, handler, env, args, logs)
+    finally:
+        if app is not None:
+            app.extensions["celery"].close()
+            get_engine(app).dispose()
+        controller.stop()
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.close()
+    report(args, results, logs)
+
+
+def report(args: argparse.Namespace, results: list[Measured], logs: Path) -> None:
+    if args.json:
+        for measured in results:
+            print(json.dumps(measured.row()))
+        return
+    print("Move POST -> opponent's 'your turn' email at the SMTP server (ms)")
+    print(f"{'layout':<8}{'computer games':<20}{'moves':>6}{'p50':>8}{'p99':>8}{'max':>8}"
+          f"{'computer moves':>16}")  # fmt: skip
+    for measured in results:
+        r = measured.row()
+        print(f"{r['layout']:<8}{r['load']:<20}{r['moves']:>6}{r['p50_ms']:>8.0f}"
+              f"{r['p99_ms']:>8.0f}{r['max_ms']:>8.0f}{r['computer_moves']:>16}")  # fmt: skip
+    workers = ", ".join(f"{n} x{c} ({'+'.join(q)})" for n, c, q in procfile_workers())
+    print(f"before: one worker x2 on every queue; after: the Procfile's {workers}")
+    print(f"worker logs: {logs}")
+
+
+if __name__ == "__main__":
+    main()
