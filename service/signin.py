@@ -9,10 +9,12 @@ forwarded, and may change only its own seat's game.
 The cookie is Flask's signed session (``SECRET_KEY``): HttpOnly, SameSite=Lax (a cross-site
 POST does not carry it), Secure and ``__Host-`` in production (``service.config``). It names the
 player, their "my games" link generation, their session generation and when it was signed in.
-Every request checks it against the database (``init_app``): "sign out everywhere" and any
-revocation of the player's links bump ``Player.session_generation`` and end every copy, and a
-sign-in ends ``PERMANENT_SESSION_LIFETIME`` after it was made, however often it is used (the
-cookie is not renewed by requests).
+Every use of it is checked against the database (``signed_in_player``, the one way to read it):
+"sign out everywhere" and any revocation of the player's links bump
+``Player.session_generation`` and end every copy, and a sign-in ends
+``PERMANENT_SESSION_LIFETIME`` after it was made, however often it is used (the cookie is not
+renewed by requests). A cookie found ended is cleared then; pages that never ask who is signed in
+(a private page, a public page) read no player for it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from flask import session as cookie
 from sqlmodel import Session
 
 from service import clock
-from service.db import session_scope
 from service.models import Player
 
 PLAYER_KEY = "player"
@@ -81,14 +82,21 @@ def signed_in_player(session: Session) -> Player | None:
     generation = cookie.get(GENERATION_KEY)
     session_generation = cookie.get(SESSION_KEY)
     signed_in_at = cookie.get(SIGNED_IN_AT_KEY)
+    if player_id is None:
+        return None
     if not all(type(v) is int for v in (player_id, generation, session_generation, signed_in_at)):
+        sign_out()
         return None
     assert isinstance(signed_in_at, int)
     age = clock.now().timestamp() - signed_in_at
     if not 0 <= age <= _lifetime().total_seconds():
+        sign_out()
         return None
     player = session.get(Player, player_id)
-    return player if _is_current(player, generation, session_generation) else None
+    if not _is_current(player, generation, session_generation):
+        sign_out()  # revoked: nothing reads this cookie again
+        return None
+    return player
 
 
 def signed_in_as(session: Session, email: str) -> Player | None:
@@ -97,17 +105,6 @@ def signed_in_as(session: Session, email: str) -> Player | None:
     return player if player is not None and player.email == email else None
 
 
-def _drop_ended_sign_in() -> None:
-    """Clear a cookie whose sign-in was revoked or is over, so that nothing reads it."""
-    if PLAYER_KEY not in cookie:
-        return
-    with session_scope() as session:
-        current = signed_in_player(session) is not None
-    if not current:
-        sign_out()
-
-
 def init_app(app: Flask) -> None:
     # The cookie's expiry counts from the sign-in, not from the latest request.
     app.config["SESSION_REFRESH_EACH_REQUEST"] = False
-    app.before_request(_drop_ended_sign_in)
