@@ -108,3 +108,14 @@ def test_game_emails_carry_their_game_in_subject_and_list_id(app: Flask) -> None
     assert over.headers["References"] == turn.message_id, "one thread per game"
     assert "List-Id" not in other.headers
     assert "Battle Line, game" not in turn.subject
+
+
+@pytest.mark.parametrize(
+    "name", ["=?utf-8?q?Alice=40bank=2Eexample?=", "=?utf-8?b?QWxpY2U=?=", "Bob =?x?q?y?= Jr"]
+)
+def test_a_name_that_looks_encoded_reads_back_as_typed(name: str) -> None:
+    """A name stored before names were checked for encoded words: a receiver decodes an unquoted
+    ``=?...?=`` into other text, so the name goes encoded itself and reads back literally."""
+    message = wire(name=name)
+    assert message["To"].addresses[0].display_name == name
+    assert message["To"].addresses[0].addr_spec == "bob@example.org"
