@@ -178,10 +178,17 @@ def decline(token: str) -> Response:
     return _answered(token, decline_invitation)
 
 
-def _rematch_page(seat_token: tokens.SeatToken, action: str) -> tuple[str, int]:
-    """Offering a rematch asks once: a page whose button POSTs to ``action``."""
+def _rematch_page(
+    seat_token: tokens.SeatToken, action: str, *, owner_proven: bool
+) -> tuple[str, int]:
+    """Offering a rematch asks once: a page whose button POSTs to ``action``. Unless
+    ``owner_proven`` (the link of the owner's email) or this browser is signed in as the seat's
+    player, the page says the button emails the seat's address first."""
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
+        player = session.get(Player, seat.player_id)
+        assert player is not None
+        by_email = not owner_proven and signed_in_as(session, player.email) is None
         summary = load_summary(session, game)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
         assert game.id is not None
@@ -196,6 +203,7 @@ def _rematch_page(seat_token: tokens.SeatToken, action: str) -> tuple[str, int]:
         back_url=back_url,
         finished=finished,
         offered=offered,
+        by_email=by_email,
         # Against the computer alone nobody is invited: the new game is dealt at once.
         invites=any(p.computer is None for p in others),
     )
@@ -205,7 +213,8 @@ def _rematch_page(seat_token: tokens.SeatToken, action: str) -> tuple[str, int]:
 @bp.get("/p/<token>/rematch")
 def rematch_page(token: str) -> tuple[str, int]:
     """A link in the game-over email only shows this page."""
-    return _rematch_page(tokens.read_private_token(token), url_for("lobby.rematch", token=token))
+    action = url_for("lobby.rematch", token=token)
+    return _rematch_page(tokens.read_private_token(token), action, owner_proven=False)
 
 
 @bp.post("/p/<token>/rematch")
@@ -242,7 +251,8 @@ def rematch_asked(token: str) -> str:
 def confirmed_rematch_page(token: str) -> tuple[str, int]:
     """The link of the email to the seat's own address: a button, as on the rematch page."""
     seat_token = rematch_confirm.read_token(token)
-    return _rematch_page(seat_token, url_for("lobby.confirmed_rematch", token=token))
+    action = url_for("lobby.confirmed_rematch", token=token)
+    return _rematch_page(seat_token, action, owner_proven=True)
 
 
 @bp.post("/rematch/<token>")

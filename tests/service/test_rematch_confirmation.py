@@ -18,6 +18,8 @@ def test_a_forwarded_seat_link_only_asks_the_owner_by_email(
 ) -> None:
     game = finished_game(app, client)
     friend = app.test_client()
+    offer_page = friend.get(f"/p/{game['token']['B']}/rematch").get_data(as_text=True)
+    assert "the button emails the seat's own address" in offer_page
     response = friend.post(f"/p/{game['token']['B']}/rematch")
     assert response.status_code == 303
     page = friend.get(response.headers["Location"])
@@ -29,7 +31,8 @@ def test_a_forwarded_seat_link_only_asks_the_owner_by_email(
     # The owner's inbox: the link shows a button; only its POST offers the rematch.
     confirm = path_of(link_to(asked.text_body, "/rematch/"))
     owner = app.test_client()
-    assert owner.get(confirm).status_code == 200
+    shown = owner.get(confirm)
+    assert shown.status_code == 200 and "emails the seat" not in shown.get_data(as_text=True)
     assert games_after(app, game["id"]) == []
     offered = owner.post(confirm)
     assert offered.status_code == 303
