@@ -46,7 +46,9 @@ def owner(app: Flask, seat: str) -> FlaskClient:
 
 def games_after(app: Flask, game_id: int) -> list[Game]:
     with app.app_context(), session_scope() as session:
-        return list(session.exec(select(Game).where(col(Game.id) > game_id)).all())
+        return list(
+            session.exec(select(Game).where(col(Game.id) > game_id).order_by(col(Game.id))).all()
+        )
 
 
 def seat_opened(app: Flask, location: str) -> tokens.SeatToken:
