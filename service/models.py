@@ -95,6 +95,10 @@ class Player(SQLModel, table=True):
     email: str = Field(max_length=254, unique=True)
     """Normalised to lower case; unique."""
     display_name: str = Field(max_length=40)
+    """Until ``name_confirmed``, only a label: the name someone first typed for this address."""
+    name_confirmed: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """True once the owner chose ``display_name`` (signed in, or confirming a game they started
+    under it): after that nobody else's typing renames them (``store.name_by_owner``)."""
     preferences: dict[str, Any] = Field(
         default_factory=dict,
         sa_type=sa.JSON,
@@ -285,6 +289,9 @@ class Seat(SQLModel, table=True):
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Links carry the generation they were made for; bumping it revokes all older links."""
     accepted: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    typed_name: str | None = Field(default=None, max_length=40)
+    """The creator's seat: the name its form gave, the player's own once they confirm the game
+    (``service.lobby.lifecycle.send_held_invitation``)."""
     vacation_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Vacation days this seat has used in this game (``Game.vacation_days`` in all)."""
     preferences: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON, nullable=True)

@@ -47,6 +47,9 @@ def check_name(value: str) -> str:
         raise ValueError(f"must be at most {MAX_NAME_LENGTH} characters")
     if any(unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS for ch in name):
         raise ValueError("must not contain control characters")
+    # A mail reader decodes an RFC 2047 encoded word in To: ("=?utf-8?q?...?=") into other text.
+    if "=?" in name:
+        raise ValueError('must not contain "=?" (it reads as encoded text)')
     return name
 
 

@@ -315,8 +315,8 @@ def find_player(session: Session, email: str) -> Player | None:
 
 
 def find_or_add_player(session: Session, email: str, display_name: str) -> Player:
-    """The player with this (normalised) email, added if new. An existing player keeps the name
-    they chose; an invitation cannot rename someone."""
+    """The player with this (normalised) email, added if new. An existing player keeps their
+    name; an invitation cannot rename someone (only ``name_by_owner`` does)."""
     player = find_player(session, email)
     if player is not None:
         return player
@@ -330,6 +330,17 @@ def find_or_add_player(session: Session, email: str, display_name: str) -> Playe
             select(Player).where(Player.email == email).execution_options(populate_existing=True)
         ).one()
     return player
+
+
+def name_by_owner(session: Session, player: Player, name: str, *, again: bool) -> None:
+    """The owner of the address (signed in, or following a link to their inbox) named themselves:
+    their name from now on. ``again``: also over a name they chose before (their signed-in
+    browser); a confirmed game's name replaces only a label someone else typed."""
+    if player.name_confirmed and not again:
+        return
+    player.display_name = name
+    player.name_confirmed = True
+    session.add(player)
 
 
 def revoke_seat_links(session: Session, seat: Seat) -> None:

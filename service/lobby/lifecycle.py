@@ -121,8 +121,15 @@ def _add_seats(
             player = store.find_or_add_player(session, email, name)
         assert player.id is not None
         # The creator and the computer are in; the others are invited.
-        accepted = letter == letters[0] or letter in computers
-        seats[letter] = Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=accepted)
+        creator = letter == letters[0] and letter not in computers
+        accepted = creator or letter in computers
+        seats[letter] = Seat(
+            game_id=game.id, letter=letter, player_id=player.id, accepted=accepted,
+            typed_name=name if creator else None,
+        )  # fmt: skip
+        # The signed-in owner named themselves (a rematch only repeats the names it had).
+        if creator and creator_present and new.rematch_of is None:
+            store.name_by_owner(session, player, name, again=True)
         session.add(seats[letter])
     session.flush()
     mail_invitations.after_game_created(
@@ -172,6 +179,8 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     creator, _ = mail_invitations.creator_and_invited(session, game)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
+    if seat.typed_name is not None:
+        store.name_by_owner(session, creator, seat.typed_name, again=False)
     mail_invitations.send_invitations(session, game)
     deal_when_all_accepted(session, game)
     return game

@@ -21,7 +21,7 @@ from service.games import store
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import seat_for_token
 from service.links import private_page_url
-from service.lobby import bp
+from service.lobby import bp, rematch_confirm
 from service.lobby.forms import (
     DEFAULT_DAYS_PER_MOVE,
     DEFAULT_SERIES_GAMES,
@@ -37,7 +37,7 @@ from service.lobby.lifecycle import (
     offer_rematch,
     send_held_invitation,
 )
-from service.models import Game, GameStatus, Visibility
+from service.models import Game, GameStatus, Player, Visibility
 from service.player_fields import MAX_NAME_LENGTH
 from service.present.summaries import load_summary
 from service.signin import signed_in_as, signed_in_player
@@ -178,34 +178,87 @@ def decline(token: str) -> Response:
     return _answered(token, decline_invitation)
 
 
-@bp.get("/p/<token>/rematch")
-def rematch_page(token: str) -> tuple[str, int]:
-    """Offering a rematch asks once (a link in the game-over email only shows this page)."""
-    seat_token = tokens.read_private_token(token)
+def _rematch_page(
+    seat_token: tokens.SeatToken, action: str, *, owner_proven: bool
+) -> tuple[str, int]:
+    """Offering a rematch asks once: a page whose button POSTs to ``action``. Unless
+    ``owner_proven`` (the link of the owner's email) or this browser is signed in as the seat's
+    player, the page says the button emails the seat's address first."""
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
+        player = session.get(Player, seat.player_id)
+        assert player is not None
+        by_email = not owner_proven and signed_in_as(session, player.email) is None
         summary = load_summary(session, game)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
         assert game.id is not None
         others = [p for s, (_, p) in store.seats_of(session, game.id).items() if s != seat.letter]
+        back_url = private_page_url(seat)
     finished = summary["status"] == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED
     page = render_template(
         "games/rematch.html",
         game=summary,
-        token=token,
+        action=action,
+        back_url=back_url,
         finished=finished,
         offered=offered,
+        by_email=by_email,
         # Against the computer alone nobody is invited: the new game is dealt at once.
         invites=any(p.computer is None for p in others),
     )
     return page, 200 if finished else 409
 
 
+@bp.get("/p/<token>/rematch")
+def rematch_page(token: str) -> tuple[str, int]:
+    """A link in the game-over email only shows this page."""
+    action = url_for("lobby.rematch", token=token)
+    return _rematch_page(tokens.read_private_token(token), action, owner_proven=False)
+
+
 @bp.post("/p/<token>/rematch")
 def rematch(token: str) -> Response:
-    """Offer the same game again; then the new game's private page (its invitation has gone)."""
+    """Offer the same game again, then the new game's private page (its invitation has gone).
+    A seat link alone is not its player (links are forwarded): unless this browser is signed in
+    as the seat's player, their own address gets the link that offers it."""
     seat_token = tokens.read_private_token(token)
+    with session_scope() as session:
+        game, seat = seat_for_token(session, seat_token)
+        player = session.get(Player, seat.player_id)
+        assert player is not None
+        if signed_in_as(session, player.email) is None:
+            if game.status != GameStatus.FINISHED:
+                raise InvitationError("A rematch can be offered once this game is over.", 409)
+            rematch_confirm.ask_owner(session, game, seat, player)
+            url = url_for("lobby.rematch_asked", token=token)
+        else:
+            _, seat = offer_rematch(session, seat_token)
+            url = private_page_url(seat)
+    return redirect(url, code=303)
+
+
+@bp.get("/p/<token>/rematch/asked")
+def rematch_asked(token: str) -> str:
+    """After a rematch was asked for in a browser not signed in as the seat's player."""
+    tokens.read_private_token(token)
+    return render_template(
+        "games/rematch_asked.html", back_url=url_for("play.private_page", token=token)
+    )
+
+
+@bp.get("/rematch/<token>")
+def confirmed_rematch_page(token: str) -> tuple[str, int]:
+    """The link of the email to the seat's own address: a button, as on the rematch page."""
+    seat_token = rematch_confirm.read_token(token)
+    action = url_for("lobby.confirmed_rematch", token=token)
+    return _rematch_page(seat_token, action, owner_proven=True)
+
+
+@bp.post("/rematch/<token>")
+def confirmed_rematch(token: str) -> Response:
+    """The owner's button: offer (or join) the rematch, then its private page."""
+    seat_token = rematch_confirm.read_token(token)
     with session_scope() as session:
         _, seat = offer_rematch(session, seat_token)
         url = private_page_url(seat)

@@ -78,6 +78,9 @@ class MailKind(enum.StrEnum):
     REPLY_CONFIRM = "reply_confirm"
     """To a seat's own address when a reply from it named playable moves but its sender was not
     proven (``service.inbound.authentication``): the moves read, and a link to play them."""
+    REMATCH_CONFIRM = "rematch_confirm"
+    """To a seat's own address when a rematch was asked for with its private link in a browser
+    not signed in as its player (``service.lobby.rematch_confirm``): the link that offers it."""
 
     @property
     def rules(self) -> KindRules:
@@ -126,5 +129,8 @@ KIND_RULES: dict[MailKind, KindRules] = {
         requested=False,
         subject="Confirm your reply",
         auto_submitted="auto-replied",
+    ),
+    MailKind.REMATCH_CONFIRM: KindRules(
+        game_thread=True, requested=True, subject="Confirm your rematch"
     ),
 }

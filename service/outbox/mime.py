@@ -56,9 +56,11 @@ def _seven_bit(text: str) -> bool:
 
 def _plain_address(value: str | tuple[str, str]) -> str | None:
     """``Name <address>`` when both are ASCII, the name readable as it is (quoted if need be);
-    None otherwise (Flask-Mail's encoded word stays)."""
+    None otherwise (Flask-Mail's encoded word stays). A name holding "=?" stays encoded too: a
+    reader would decode it, even quoted, into other text (RFC 2047)."""
     name, address = parseaddr(value) if isinstance(value, str) else value
-    return formataddr((name, address)) if name.isascii() and address.isascii() else None
+    plain = name.isascii() and address.isascii() and "=?" not in name
+    return formataddr((name, address)) if plain else None
 
 
 class MailMessage(flask_mail.Message):

@@ -26,7 +26,7 @@ from service.lobby.lifecycle import create_game
 from service.models import Game, GameStatus, Series, SeriesStatus
 from service.outbox.models import OutboxMessage
 from service.turns.scan import Checked, check_game
-from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
+from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app, sign_in_as
 
 
 @pytest.fixture
@@ -351,6 +351,7 @@ def test_a_rematch_invites_the_other_player_who_accepts_from_their_email(
     over = [r for r in outbox_to(app, "bob@example.org") if r.kind == "game_over"]
     assert f"/p/{bob.split('.')[0]}" in over[0].text_body and "/rematch" in over[0].text_body
     assert client.get(f"/p/{bob}/rematch").status_code == 200
+    sign_in_as(app, client, "bob@example.org", "Bob")  # a seat link alone asks by email
     response = client.post(f"/p/{bob}/rematch")
     assert response.status_code == 303
     again = client.post(f"/p/{bob}/rematch")  # pressed twice: the same new game
@@ -381,6 +382,7 @@ def test_a_rematch_against_the_computer_is_dealt_at_once(app: Flask, client: Fla
     play_people(app, game_id, random.Random(9))
     with app.app_context():
         token = tokens.make_private_token(game_id, "A", 0)
+    sign_in_as(app, client, "alice@example.org")
     assert client.post(f"/p/{token}/rematch").status_code == 303
     with app.app_context(), session_scope() as session:
         games = session.exec(select(Game).order_by(Game.id)).all()

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from collections.abc import Iterator
 from email.message import EmailMessage
 from unittest import mock
 
 import pytest
 from flask import Flask
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlmodel import select
 
 from service.db import session_scope
 from service.models import Game, Player
 from service.outbox import MailKind, queue_email
 from service.outbox.mime import build_mime
+from service.player_fields import MAX_NAME_LENGTH, check_name
 
 
 @pytest.fixture(autouse=True)
@@ -108,3 +112,37 @@ def test_game_emails_carry_their_game_in_subject_and_list_id(app: Flask) -> None
     assert over.headers["References"] == turn.message_id, "one thread per game"
     assert "List-Id" not in other.headers
     assert "Battle Line, game" not in turn.subject
+
+
+@pytest.mark.parametrize(
+    "name", ["=?utf-8?q?Alice=40bank=2Eexample?=", "=?utf-8?b?QWxpY2U=?=", "Bob =?x?q?y?= Jr"]
+)
+def test_a_name_that_looks_encoded_reads_back_as_typed(name: str) -> None:
+    """A name stored before names were checked for encoded words: a receiver decodes an unquoted
+    ``=?...?=`` into other text, so the name goes encoded itself and reads back literally."""
+    message = wire(name=name)
+    assert message["To"].addresses[0].display_name == name
+    assert message["To"].addresses[0].addr_spec == "bob@example.org"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(min_size=1, max_size=MAX_NAME_LENGTH)
+    | st.text(alphabet='=?qQbBu8-<>",@\\ ().:;', min_size=1, max_size=MAX_NAME_LENGTH)
+)
+def test_every_accepted_name_reads_back_as_one_address(typed: str) -> None:
+    """Whatever a form accepts as a name (quotes, commas, angle brackets, "@", "=?"), To: holds
+    exactly the one recipient, whose name (ASCII) reads back as it was accepted."""
+    try:
+        name = check_name(typed)
+    except ValueError:
+        return
+    (address,) = wire(name=name)["To"].addresses
+    assert address.addr_spec == "bob@example.org"
+    if name.isascii():  # (Python's parser may split a long encoded name with a space)
+        # A run of spaces reads as one, in Python's parser as in a mail reader.
+        assert _spaced(address.display_name) == _spaced(name)
+
+
+def _spaced(text: str) -> str:
+    return re.sub(r" +", " ", text)

@@ -91,6 +91,14 @@ def test_control_characters_in_name(name: str) -> None:
     assert _errors(b_name=name)["b_name"] == "must not contain control characters"
 
 
+@pytest.mark.parametrize(
+    "name", ["=?utf-8?q?Alice=40bank=2Eexample?=", "Eve =?UTF-8?B?QWxpY2U=?=", "a=?b"]
+)
+def test_encoded_words_in_name(name: str) -> None:
+    """A receiver would decode ``=?charset?q?...?=`` in To: into other text (RFC 2047)."""
+    assert _errors(a_name=name)["a_name"] == 'must not contain "=?" (it reads as encoded text)'
+
+
 @pytest.mark.parametrize("name", ["", "   ", "\u200b\u200b", " \u2063 ", "\u0301", "\u3000\u200d"])
 def test_name_required(name: str) -> None:
     """A name of invisible characters only is no name (it would show as nothing)."""

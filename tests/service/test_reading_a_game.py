@@ -20,7 +20,7 @@ from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game
 from service.outbox.models import OutboxMessage
-from tests.service.conftest import VALID_FORM
+from tests.service.conftest import VALID_FORM, sign_in_as
 
 MARKED = re.compile(r'class="card card-\w+ last-played"[^>]*aria-label="([^"]+)"')
 
@@ -150,6 +150,7 @@ def test_in_a_rematch_the_seats_swap_and_the_names_follow(app: Flask, client: Fl
             [engine.parse_move(f"{seat}: resign", state.ruleset)],
         )
     bob = game["page"]["B"]
+    sign_in_as(app, client, "bob@example.org", "Bob")  # a seat link alone asks by email
     assert client.post(f"{bob}/rematch").status_code == 303
     with app.app_context(), session_scope() as session:
         rematch = session.exec(select(Game).where(col(Game.id) != game["id"])).one()

@@ -17,6 +17,7 @@ from service.db import session_scope
 from service.games import store
 from service.models import Game, GameStatus
 from service.outbox.models import OutboxMessage
+from tests.service.conftest import sign_in_as
 from tests.service.play_driver import create_and_accept
 
 ROUNDS = 3
@@ -34,9 +35,20 @@ def finished_game(app: Flask, client: FlaskClient) -> dict[str, Any]:
     return game
 
 
+def owner(app: Flask, seat: str) -> FlaskClient:
+    """A browser signed in as the player of ``seat`` (a seat link alone asks by email)."""
+    own = app.test_client()
+    sign_in_as(
+        app, own, *{"A": ("alice@example.org", "Alice"), "B": ("bob@example.org", "Bob")}[seat]
+    )
+    return own
+
+
 def games_after(app: Flask, game_id: int) -> list[Game]:
     with app.app_context(), session_scope() as session:
-        return list(session.exec(select(Game).where(col(Game.id) > game_id)).all())
+        return list(
+            session.exec(select(Game).where(col(Game.id) > game_id).order_by(col(Game.id))).all()
+        )
 
 
 def seat_opened(app: Flask, location: str) -> tokens.SeatToken:
@@ -85,29 +97,30 @@ def assert_one_rematch(app: Flask, game: dict[str, Any], responses: list[Any]) -
 
 def test_the_second_offer_joins_the_first(app: Flask, client: FlaskClient) -> None:
     game = finished_game(app, client)
-    alice = client.post(f"/p/{game['token']['A']}/rematch")
+    alice = owner(app, "A").post(f"/p/{game['token']['A']}/rematch")
     assert alice.status_code == 303
     invited = games_after(app, game["id"])
     assert [g.status for g in invited] == [GameStatus.INVITED]
     page = client.get(f"/p/{game['token']['B']}/rematch").get_data(as_text=True)
     assert "Join the rematch" in page
-    bob = client.post(f"/p/{game['token']['B']}/rematch")
+    bob_browser = owner(app, "B")
+    bob = bob_browser.post(f"/p/{game['token']['B']}/rematch")
     assert bob.status_code == 303
     assert_one_rematch(app, game, [alice, bob])
     # Asked again by either: the same game, nothing more.
-    again = client.post(f"/p/{game['token']['B']}/rematch")
+    again = bob_browser.post(f"/p/{game['token']['B']}/rematch")
     assert seat_opened(app, again.headers["Location"]) == seat_opened(app, bob.headers["Location"])
     assert len(games_after(app, game["id"])) == 1
 
 
 def test_after_a_declined_rematch_another_may_be_offered(app: Flask, client: FlaskClient) -> None:
     game = finished_game(app, client)
-    alice = client.post(f"/p/{game['token']['A']}/rematch")
+    alice = owner(app, "A").post(f"/p/{game['token']['A']}/rematch")
     offered = seat_opened(app, alice.headers["Location"])
     with app.app_context():
         bob_token = tokens.make_private_token(offered.game_id, "B", 0)
     assert client.post(f"/p/{bob_token}/decline").status_code == 303
-    bob = client.post(f"/p/{game['token']['B']}/rematch")
+    bob = owner(app, "B").post(f"/p/{game['token']['B']}/rematch")
     second = seat_opened(app, bob.headers["Location"])
     assert second.game_id != offered.game_id
     statuses = [g.status for g in games_after(app, game["id"])]
@@ -121,9 +134,10 @@ def test_both_offers_at_once_make_one_rematch(app: Flask, client: FlaskClient, r
     barrier = threading.Barrier(2)
     responses: list[Any] = [None, None]
     errors: list[BaseException] = []
+    browsers = [owner(app, seat) for seat in ("A", "B")]
 
     def offer(index: int) -> None:
-        own = app.test_client()
+        own = browsers[index]
         try:
             barrier.wait(timeout=10)
             responses[index] = own.post(urls[index])

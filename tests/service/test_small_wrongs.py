@@ -64,6 +64,7 @@ def test_a_rematch_against_the_computer_invites_nobody(app: Flask, client: Flask
 def test_the_rematch_invitation_says_it_is_a_rematch(app: Flask, client: FlaskClient) -> None:
     game = started_game(app)
     resign(app, game["id"])
+    sign_in_as(app, client, "bob@example.org", "Bob")  # a seat link alone asks by email
     assert client.post(f"{game['page']['B']}/rematch").status_code == 303
     with app.app_context(), session_scope() as session:
         rematch = session.exec(select(Game).where(col(Game.id) != game["id"])).one()

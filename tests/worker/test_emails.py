@@ -27,8 +27,10 @@ from tests.worker.turn_games import bring_every_turn_email
 CARD_CODE = re.compile(r"\b[ROYGBP](10|[1-9])\b")
 BROUGHT_ABOUT_ELSEWHERE = {
     "reply_receipt", "reply_refused", "reply_other_sender", "reply_confirm", "series_left",
+    "rematch_confirm",
 }  # fmt: skip
-"""Kinds that only a reply by email or a series brings about: their own tests check them."""
+"""Kinds that only a reply by email, a series or a rematch asked for with a seat link alone
+brings about: their own tests check them."""
 
 
 def create(client: FlaskClient, **changes: str) -> int:
