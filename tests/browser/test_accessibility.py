@@ -171,6 +171,13 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
         app.config.pop("CLOCK_NOW", None)
     audit.check("public page, game over", f"/games/{store_public_id(server, game_id)}")
     audit.check("rematch page", mover_page + "/rematch")
+    # A rematch asked for with Ben's seat link in Ann's browser: Ben's own address confirms it.
+    ben_page = mover_page if mover_mail == BEN else waiter_page
+    asked = client.post(ben_page + "/rematch")
+    assert asked.status_code == 303
+    audit.check("rematch asked page", asked.headers["Location"])
+    rematch_confirm = newest(server, MailKind.REMATCH_CONFIRM, BEN)
+    audit.check("rematch confirmation page", link_to(rematch_confirm.text_body, "/rematch/"))
     check_series_and_replies(audit, client)
     audit.check("no such page", "/games/no-such-game", status=404)
     audit.check("outbox", "/dev/outbox")
