@@ -32,6 +32,7 @@ from service.games.state import (
     state_at,
 )
 from service.links import external_url
+from service.lobby.invitations import undelivered_invitations
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation
@@ -114,6 +115,7 @@ def private_page(token: str) -> Response | str:
         creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
         waits = creator and invitation_waits_for_confirmation(session, game.id)
         bouncing = bouncing_addresses(session, game.id)
+        undelivered = undelivered_invitations(session, game, bouncing) if creator else []
     return render_template(
         "games/private.html",
         game=summary,
@@ -121,7 +123,8 @@ def private_page(token: str) -> Response | str:
         token=token,
         invited=not creator and summary["status"] == GameStatus.INVITED,
         waits_for_confirmation=waits,
-        bouncing=bouncing,
+        bouncing=[b for b in bouncing if b not in undelivered],
+        undelivered=undelivered,
     )
 
 
