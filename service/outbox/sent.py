@@ -1,26 +1,17 @@
-"""What the outbox says was already asked for: an invitation queued, a game's invitation held."""
+"""Whether a game's invitations were asked for: a fact of the game (``Game.invited_at``), also
+when an address refusing or bouncing them got none."""
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from service.models import Game, GameStatus
-from service.outbox.kinds import MailKind
-from service.outbox.models import OutboxMessage
 
 
 def invitation_sent(session: Session, game_id: int) -> bool:
-    """True once the invitations of this game went out (``Game.invited_at``; before it was kept,
-    an invitation in the outbox), also when an address refusing them got none."""
+    """True once the invitations of this game went out."""
     game = session.get(Game, game_id)
-    if game is not None and game.invited_at is not None:
-        return True
-    row = session.exec(
-        select(OutboxMessage.id).where(
-            OutboxMessage.game_id == game_id, OutboxMessage.kind == MailKind.INVITATION
-        )
-    ).first()
-    return row is not None
+    return game is not None and game.invited_at is not None
 
 
 def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:

@@ -7,13 +7,14 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
+from alembic import command
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
 from service import tokens
-from service.db import session_scope
+from service.db import alembic_config, session_scope, upgrade_schema
 from service.games import store
 from service.games.records import cut_words, game_record
 from service.lobby.forms import parse_new_game
@@ -203,3 +204,22 @@ def test_send_pressed_twice_sends_once_and_names_the_invitation_not_delivered(
     assert "Send the invitation" not in page and "Nothing has been sent" not in page
     assert "The invitation to Bob could not be delivered" in page
     assert "Waiting for Carol" in page
+
+
+def test_a_game_invited_before_invited_at_was_kept_counts_as_invited(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, database_url: str
+) -> None:
+    """Migration 0022 moves the fact from the outbox onto the game: its invitation is not
+    offered again."""
+    private = f"/p/{new_game.token['A']}"
+    client.post(f"{private}/invite")
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, new_game.id)
+        game.invited_at = None  # as 0018 left a game invited before it
+        session.add(game)
+    command.downgrade(alembic_config(database_url), "0021")
+    upgrade_schema(database_url)
+    assert _game(app, new_game.id).invited_at is not None
+    client.post(f"{private}/invite")
+    assert len(rows(app, kind=MailKind.INVITATION)) == 1
+    assert "Waiting for Bob" in client.get(private).get_data(as_text=True)
