@@ -26,7 +26,6 @@ import engine
 from service.games import store
 from service.lobby.forms import FormError, NewGame
 from service.models import AddressStatus, Game, GameStatus, Player, utcnow
-from service.outbox.addresses import BouncingAddress
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
@@ -160,16 +159,3 @@ def send_invitations(session: Session, game: Game, *, rematch_of: int | None = N
     session.add(game)
     emails.queue_invitations(session, game, rematch_of=rematch_of)
     return True
-
-
-def undelivered_invitations(
-    session: Session, game: Game, bouncing: Sequence[BouncingAddress]
-) -> list[BouncingAddress]:
-    """The invited seats, not yet accepted, whose invitation went out (``Game.invited_at``) to
-    an address that bounces (a permanent SMTP refusal or a bounce report; an address already
-    bouncing got none): their invitation cannot arrive, so the creator's page names them."""
-    assert game.id is not None
-    if game.status != GameStatus.INVITED or game.invited_at is None:
-        return []
-    seats = store.seats_of(session, game.id)
-    return [b for b in bouncing if not seats[b.seat][0].accepted]

@@ -32,10 +32,9 @@ from service.games.state import (
     state_at,
 )
 from service.links import external_url
-from service.lobby.invitations import undelivered_invitations
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses
-from service.outbox.sent import invitation_waits_for_confirmation
+from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
