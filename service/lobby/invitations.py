@@ -60,7 +60,7 @@ def check_invitees_reachable(session: Session, new: NewGame) -> None:
         if status is not None and status.bounced_at is not None:
             errors[f"{letter.lower()}_email"] = (
                 f"Email to {email} bounces (the receiving server refused it for good), so an "
-                "invitation could not arrive. Please give another address. Nothing was created."
+                "invitation could not arrive: please give another address (nothing was created)"
             )
     if errors:
         raise BouncingInviteeError(errors)
