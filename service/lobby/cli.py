@@ -63,14 +63,14 @@ def create_command(**options: object) -> None:
     form = {key: "" if value is None else str(value) for key, value in options.items()}
     try:
         new = parse_new_game(form)
-    except FormError as error:
+        with session_scope() as session:
+            # The operator at the command line stands for the creator: the invitation goes now.
+            game, seats = create_game(session, new, creator_present=True)
+            _echo_links(game, seats)
+    except FormError as error:  # a bad field, or an invited address known to bounce
         for field, message in error.errors.items():
             click.echo(f"{field.replace('_', '-')}: {message}", err=True)
         raise click.exceptions.Exit(2) from None
-    with session_scope() as session:
-        # The operator at the command line stands for the creator: the invitation goes now.
-        game, seats = create_game(session, new, creator_present=True)
-        _echo_links(game, seats)
 
 
 @games_cli.command("links")

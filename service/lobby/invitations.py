@@ -24,7 +24,8 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.models import Game, GameStatus, Player, utcnow
+from service.lobby.forms import FormError, NewGame
+from service.models import AddressStatus, Game, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
@@ -39,6 +40,30 @@ class TooManyInvitationsError(Refusal):
 
     status = 429
     title = "Too many invitations today"
+
+
+class BouncingInviteeError(FormError):
+    """An invited address is known to bounce: its invitation could never arrive."""
+
+    status = 400
+
+
+def check_invitees_reachable(session: Session, new: NewGame) -> None:
+    """Raise BouncingInviteeError, naming each field, when an invited address is known to
+    bounce (an SMTP server refused it for good): the game would wait for an invitation that
+    cannot arrive. Unlike refusing invitations, a bounce is no choice of the address's owner."""
+    computers = dict(new.computers)
+    errors: dict[str, str] = {}
+    for letter, _, email in new.players[1:]:
+        player = None if letter in computers else store.find_player(session, email)
+        status = None if player is None else session.get(AddressStatus, player.id)
+        if status is not None and status.bounced_at is not None:
+            errors[f"{letter.lower()}_email"] = (
+                f"Email to {email} bounces (the receiving server refused it for good), so an "
+                "invitation could not arrive: please give another address (nothing was created)"
+            )
+    if errors:
+        raise BouncingInviteeError(errors)
 
 
 def check_invitation_limits(session: Session, creator: Player, invited: Sequence[Player]) -> None:

@@ -69,12 +69,13 @@ def create_game(
     (``service.lobby.invitations.after_game_created``). The same request again, while the first
     game is neither dealt nor declined, returns that game and sends nothing new (unless the
     creator is now present and its invitations were not sent yet). Raises the refusals of the
-    invitation checks (TooManyInvitationsError); nothing is stored
+    invitation checks (TooManyInvitationsError, BouncingInviteeError); nothing is stored
     then.
     """
     key = creation_key(new)
     game = _game_by_key(session, key)
     if game is None:
+        mail_invitations.check_invitees_reachable(session, new)
         try:
             # A savepoint: the same form sent twice at once makes one game, not an error.
             with session.begin_nested():

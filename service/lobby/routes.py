@@ -101,13 +101,16 @@ def create_game_view() -> Response | tuple[str, int]:
         new = parse_new_game(request.form.to_dict())
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
-    with session_scope() as session:
-        # An address that refuses invitations is answered like any other (no one may learn
-        # that it refuses): its invitation is simply never sent (service.outbox.queue).
-        creator = signed_in_as(session, new.a_email)
-        _, seats = create_game(session, new, creator_present=creator is not None)
-        # Only the address's owner gets seat A's link: their signed-in browser, or their inbox.
-        url = private_page_url(seats["A"]) if creator is not None else None
+    try:
+        with session_scope() as session:
+            # An address that refuses invitations is answered like any other (no one may learn
+            # that it refuses): its invitation is simply never sent (service.outbox.queue).
+            creator = signed_in_as(session, new.a_email)
+            _, seats = create_game(session, new, creator_present=creator is not None)
+            # Only the address's owner gets seat A's link: their signed-in browser, or inbox.
+            url = private_page_url(seats["A"]) if creator is not None else None
+    except FormError as error:  # an invited address known to bounce
+        return _render_new_game(values, error.errors, error.status)
     # See-other: reloading the page that follows must not create a second game.
     return redirect(url or url_for("lobby.check_email"), code=303)
 

@@ -1,26 +1,21 @@
-"""What the outbox says was already asked for: an invitation queued, a game's invitation held."""
+"""Whether a game's invitations were asked for, a fact of the game (``Game.invited_at``), also
+when an address refusing or bouncing them got none; and which of them cannot arrive."""
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from collections.abc import Sequence
 
+from sqlmodel import Session
+
+from service.games import store
 from service.models import Game, GameStatus
-from service.outbox.kinds import MailKind
-from service.outbox.models import OutboxMessage
+from service.outbox.addresses import BouncingAddress
 
 
 def invitation_sent(session: Session, game_id: int) -> bool:
-    """True once the invitations of this game went out (``Game.invited_at``; before it was kept,
-    an invitation in the outbox), also when an address refusing them got none."""
+    """True once the invitations of this game went out."""
     game = session.get(Game, game_id)
-    if game is not None and game.invited_at is not None:
-        return True
-    row = session.exec(
-        select(OutboxMessage.id).where(
-            OutboxMessage.game_id == game_id, OutboxMessage.kind == MailKind.INVITATION
-        )
-    ).first()
-    return row is not None
+    return game is not None and game.invited_at is not None
 
 
 def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:
@@ -32,3 +27,16 @@ def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:
         and game.status == GameStatus.INVITED
         and not invitation_sent(session, game_id)
     )
+
+
+def undelivered_invitations(
+    session: Session, game: Game, bouncing: Sequence[BouncingAddress]
+) -> list[BouncingAddress]:
+    """The invited seats, not yet accepted, whose invitation went out (``Game.invited_at``) to
+    an address that bounces (a permanent SMTP refusal or a bounce report; an address already
+    bouncing got none): their invitation cannot arrive, so the creator's page names them."""
+    assert game.id is not None
+    if game.status != GameStatus.INVITED or game.invited_at is None:
+        return []
+    seats = store.seats_of(session, game.id)
+    return [b for b in bouncing if not seats[b.seat][0].accepted]

@@ -34,7 +34,7 @@ from service.games.state import (
 from service.links import external_url
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses
-from service.outbox.sent import invitation_waits_for_confirmation
+from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
@@ -114,6 +114,7 @@ def private_page(token: str) -> Response | str:
         creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
         waits = creator and invitation_waits_for_confirmation(session, game.id)
         bouncing = bouncing_addresses(session, game.id)
+        undelivered = undelivered_invitations(session, game, bouncing) if creator else []
     return render_template(
         "games/private.html",
         game=summary,
@@ -121,7 +122,8 @@ def private_page(token: str) -> Response | str:
         token=token,
         invited=not creator and summary["status"] == GameStatus.INVITED,
         waits_for_confirmation=waits,
-        bouncing=bouncing,
+        bouncing=[b for b in bouncing if b not in undelivered],
+        undelivered=undelivered,
     )
 
 

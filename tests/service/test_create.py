@@ -13,7 +13,9 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games import store
 from service.models import Game, Player, Seat
+from service.outbox.addresses import mark_bouncing
 from tests.service.conftest import sign_in_as
 
 TOKEN_URL = re.compile(r"http://bl\.test/p/([A-Za-z0-9_.\-]+)")
@@ -182,6 +184,21 @@ def test_cli_create_refuses_bad_input(app: Flask, runner: FlaskCliRunner) -> Non
     assert result.exit_code == 2
     assert "a-email: is not an email address" in result.output
     assert "b-name: must be on one line" in result.output
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Game)).all() == []
+
+
+def test_cli_create_refuses_an_invitee_whose_address_bounces(
+    app: Flask, runner: FlaskCliRunner
+) -> None:
+    with app.app_context(), session_scope() as session:
+        bob = store.find_or_add_player(session, "bob@example.org", "Bob")
+        assert bob.id is not None
+        mark_bouncing(session, bob.id, "550 5.1.1 no such user")
+    args = ["games", "create", "--a-name", "Alice", "--a-email", "alice@example.org"]
+    result = runner.invoke(args=[*args, "--b-name", "Bob", "--b-email", "bob@example.org"])
+    assert result.exit_code == 2
+    assert "b-email: Email to bob@example.org bounces" in result.output
     with app.app_context(), session_scope() as session:
         assert session.exec(select(Game)).all() == []
 

@@ -7,17 +7,23 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
+from alembic import command
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
 
 import engine
-from service.db import session_scope
+from service import tokens
+from service.db import alembic_config, session_scope, upgrade_schema
 from service.games import store
 from service.games.records import cut_words, game_record
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import create_game
 from service.models import Game, Snapshot, utcnow
 from service.outbox import MailKind
+from service.outbox.addresses import mark_bouncing
 from tests.service.conftest import VALID_FORM
+from tests.service.test_leaks import THREE_PLAYERS
 from tests.worker.outbox_rows import rows
 
 
@@ -143,3 +149,77 @@ def test_wrong_method(client: FlaskClient, new_game: SimpleNamespace) -> None:
     response = client.put(f"/p/{new_game.token['B']}/accept")
     assert response.status_code == 405
     assert b"buttons make changes" in response.data
+
+
+def _bouncing(app: Flask, email: str, name: str) -> None:
+    with app.app_context(), session_scope() as session:
+        player = store.find_or_add_player(session, email, name)
+        assert player.id is not None
+        mark_bouncing(session, player.id, "550 5.1.1 no such user")
+
+
+def _games(app: Flask) -> list[Game]:
+    with app.app_context(), session_scope() as session:
+        return list(session.exec(select(Game)).all())
+
+
+def test_an_invitee_whose_address_bounces_is_refused_at_creation(
+    app: Flask, client: FlaskClient
+) -> None:
+    _bouncing(app, "bob@example.org", "Bob")
+    answer = client.post("/games/new", data=VALID_FORM)
+    assert answer.status_code == 400
+    page = answer.get_data(as_text=True)
+    assert "bob@example.org" in page and "bounces" in page
+    assert _games(app) == []
+    assert rows(app) == []
+
+
+def test_an_invitation_that_bounced_is_named_on_the_creators_page(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    private = f"/p/{new_game.token['A']}"
+    client.post(f"{private}/invite")
+    assert len(rows(app, kind=MailKind.INVITATION)) == 1
+    _bouncing(app, "bob@example.org", "Bob")  # a permanent SMTP refusal or a bounce report
+    page = client.get(private).get_data(as_text=True)
+    assert "The invitation to Bob could not be delivered" in page
+    assert "Waiting for Bob" not in page and "Send the invitation" not in page
+
+
+def test_send_pressed_twice_sends_once_and_names_the_invitation_not_delivered(
+    app: Flask, client: FlaskClient
+) -> None:
+    form = {**THREE_PLAYERS, "ruleset": "battleline-3p", "claims": "advanced"}
+    with app.app_context(), session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form))
+        assert game.id is not None
+        private = f"/p/{tokens.make_private_token(game.id, 'A', 0)}"
+    _bouncing(app, "bob@example.org", "Bob")  # after creation, before the button
+    for _ in range(2):
+        assert client.post(f"{private}/invite").status_code == 303
+    invitations = rows(app, kind=MailKind.INVITATION)
+    assert len(invitations) == 1
+    page = client.get(private).get_data(as_text=True)
+    assert "Send the invitation" not in page and "Nothing has been sent" not in page
+    assert "The invitation to Bob could not be delivered" in page
+    assert "Waiting for Carol" in page
+
+
+def test_a_game_invited_before_invited_at_was_kept_counts_as_invited(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace, database_url: str
+) -> None:
+    """Migration 0022 moves the fact from the outbox onto the game: its invitation is not
+    offered again."""
+    private = f"/p/{new_game.token['A']}"
+    client.post(f"{private}/invite")
+    with app.app_context(), session_scope() as session:
+        game = store.get_game(session, new_game.id)
+        game.invited_at = None  # as 0018 left a game invited before it
+        session.add(game)
+    command.downgrade(alembic_config(database_url), "0021")
+    upgrade_schema(database_url)
+    assert _game(app, new_game.id).invited_at is not None
+    client.post(f"{private}/invite")
+    assert len(rows(app, kind=MailKind.INVITATION)) == 1
+    assert "Waiting for Bob" in client.get(private).get_data(as_text=True)
