@@ -10,7 +10,7 @@ Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same c
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
-from engine.apply import apply, turn_endings
+from engine.apply import apply, endings_after, turn_endings
 from engine.bots import BotLevel, MatchResult, choose_move, play_match
 from engine.cards import Card, CardKind, Tactic
 from engine.claims import (
@@ -125,6 +125,7 @@ __all__ = [
     "deal",
     "deal_from_seed",
     "describe_cut",
+    "endings_after",
     "evaluate",
     "flags_held",
     "formation_size",

@@ -82,9 +82,15 @@ def turn_endings(state: GameState, move: Move) -> list[Move]:
     service makes by itself (``automatic_end``). Raises IllegalMoveError for an illegal
     ``move``."""
     after, _ = apply(state, move)
+    return endings_after(state, after)
+
+
+def endings_after(before: GameState, after: GameState) -> list[Move]:
+    """``turn_endings`` of the move that led from ``before`` to ``after``, for a caller that
+    applied it already."""
     if (
         after.result is not None
-        or after.mover != state.mover
+        or after.mover != before.mover
         or after.phase is not Phase.AFTER_PLAY
         or automatic_end(after) is not None
     ):

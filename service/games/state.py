@@ -77,6 +77,17 @@ class UnreadableMoveError(Refusal):
     title = "That move could not be read"
 
 
+class NotATurnEndingError(Refusal):
+    """A move link's ``then`` that is not one of the engine's endings of the turn after the
+    linked move (``engine.turn_endings``)."""
+
+    status = 400
+    title = "This form could not be read"
+
+    def __init__(self, then: engine.Move) -> None:
+        super().__init__(f"'{then.action_text()}' cannot end the turn after this move.")
+
+
 class IllegalMoveRefusal(Refusal):
     """The engine refused the move: the message names the rule."""
 
@@ -279,10 +290,14 @@ def apply_to_locked(
     *,
     now: datetime | None = None,
     by_server: bool = False,
+    then_ends_turn: bool = False,
 ) -> tuple[engine.GameState, list[engine.Event]]:
     """``apply_moves`` for a caller that already holds the game's row lock (``store.lock_game``
     in this transaction) and its current position ``state``: the start of a turn and the
-    deadline check read them anyway, and neither is read twice."""
+    deadline check read them anyway, and neither is read twice.
+
+    ``then_ends_turn``: the move after the first must be one of the engine's endings of the turn
+    after it (a move link's ``then``), else NotATurnEndingError."""
     assert game.id is not None
     game_id = game.id
     parsed = parse_moves(moves, seat, state.ruleset)
@@ -294,7 +309,10 @@ def apply_to_locked(
     entries: list[tuple[int, str, str]] = []
     proofs: list[dict[str, Any] | None] = []
     ended_by_itself = False
+    endings: list[str] | None = None
     for given in parsed:
+        if then_ends_turn and endings is not None and str(given) not in endings:
+            raise NotATurnEndingError(given)
         if given.action is engine.Action.END and ended_by_itself:
             continue  # the turn ended by itself just before: an `end` asked for is done
         if given.action is engine.Action.TIMEOUT and not by_server:
@@ -310,6 +328,8 @@ def apply_to_locked(
                 raise IllegalMoveRefusal(move, error, reason) from None
             # One log entry per ply: the unique (game, ply) key relies on it.
             assert after.ply == state.ply + 1, (state.ply, after.ply)
+            if then_ends_turn and endings is None:
+                endings = [str(m) for m in engine.endings_after(state, after)]
             entries.append((state.ply, seat, str(move)))
             # A claim is kept with why it held, from the position before it (no replay to say
             # it).

@@ -69,7 +69,7 @@ def public_page(public_id: str) -> Response | str:
 def series_page(public_id: str) -> str:
     """A series' page: each game's result and points, the running score, each game's replay.
     As public as its games' pages (the address is random; unlisted series are not listed)."""
-    with session_scope() as session:
+    with read_scope() as session:
         series = series_by_public_id(session, public_id)
         if series is None:
             raise SeriesNotFoundError(public_id)
@@ -86,7 +86,7 @@ def error_json(error: Refusal) -> Response:
 @bp.get("/games/<public_id>/record.json")
 def record(public_id: str) -> Response:
     try:
-        with session_scope() as session:
+        with read_scope() as session:
             game = store.get_game_by_public_id(session, public_id)
             data = record_json(session, game)
     except Refusal as error:
@@ -99,14 +99,14 @@ def record(public_id: str) -> Response:
 
 @bp.get("/games")
 def index() -> str:
-    with session_scope() as session:
+    with read_scope() as session:
         games = public_games(session)
     return render_template("history/index.html", games=games)
 
 
 @bp.get("/me")
 def my_games_request() -> str:
-    with session_scope() as session:
+    with read_scope() as session:
         player = signed_in_player(session)
         if player is not None:
             # Signed in: the list itself, the player's defaults, and signing out.
@@ -153,7 +153,7 @@ def my_games_request_sent() -> tuple[str, int]:
 @bp.get("/me/<token>")
 def my_games(token: str) -> str:
     player_token = tokens.read_games_token(token)
-    with session_scope() as session:
+    with read_scope() as session:
         player = player_for_token(session, player_token)
         current = signed_in_player(session)
         return _my_games_page(

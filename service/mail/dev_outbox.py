@@ -9,7 +9,7 @@ from flask import Blueprint, Response, current_app, render_template
 from markupsafe import Markup, escape
 from sqlmodel import col, select
 
-from service.db import session_scope
+from service.db import read_scope, session_scope
 from service.outbox.models import OutboxMessage
 from service.refusal import Refusal
 from service.tokens import MAX_ID
@@ -48,7 +48,7 @@ def _row(outbox_id: int) -> OutboxMessage:
 
 @bp.get("")
 def outbox_list() -> str:
-    with session_scope() as session:
+    with read_scope() as session:
         rows = session.exec(
             select(OutboxMessage).order_by(col(OutboxMessage.id).desc()).limit(LIST_LIMIT)
         ).all()

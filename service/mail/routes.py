@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from flask import Blueprint, render_template, request
 from sqlmodel import Session
 
-from service.db import session_scope
+from service.db import read_scope, session_scope
 from service.games import store
 from service.models import AddressStatus, GameStatus, Player
 from service.outbox import addresses
@@ -87,7 +87,7 @@ CONFIRM = ActionPage(
 @bp.get("/confirm/<token>")
 def confirm(token: str) -> str:
     mail_token = read_token(MailPurpose.CONFIRM_ADDRESS, token)
-    with session_scope() as session:
+    with read_scope() as session:
         player = _player(session, mail_token)
         assert player.id is not None
         done = addresses.is_confirmed(session, player.id)

@@ -26,7 +26,6 @@ from service.games.state import (
     StaleMoveError,
     UnreadableMoveError,
     WrongSeatError,
-    apply_moves,
     apply_to_locked,
     load_state,
     state_at,
@@ -208,7 +207,7 @@ def play(token: str) -> Response | Page:
 @bp.get("/p/<token>/resign")
 def resign_page(token: str) -> Page:
     seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
+    with read_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
         ply = game.ply if game.deal is not None else None
@@ -223,7 +222,7 @@ def resign_page(token: str) -> Page:
 def leave_series_page(token: str) -> Page:
     """Leaving a series asks once more."""
     seat_token = tokens.read_private_token(token)
-    with session_scope() as session:
+    with read_scope() as session:
         game, _ = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
         series = session.get(Series, game.series_id) if game.series_id is not None else None
@@ -263,8 +262,10 @@ class NotInSeriesError(Refusal):
 # --- move links -------------------------------------------------------------------------------
 
 
-def _move_link_seat(session: Session, move_token: tokens.MoveToken) -> tuple[Game, Seat]:
-    game = store.get_game(session, move_token.game_id)
+def _move_link_seat(
+    session: Session, move_token: tokens.MoveToken, *, lock: bool = False
+) -> tuple[Game, Seat]:
+    game = (store.lock_game_with_seats if lock else store.get_game)(session, move_token.game_id)
     seat = checked_seat(session, move_token.game_id, move_token.seat, move_token.generation)
     return game, seat
 
@@ -291,7 +292,7 @@ def _linked_move(
 @bp.get("/m/<token>/<int:index>")
 def move_link(token: str, index: int) -> Page:
     move_token = tokens.read_move_token(token)
-    with session_scope() as session:
+    with read_scope() as session:
         game, seat = _move_link_seat(session, move_token)
         assert game.id is not None
         private_url = _private_url(game.id, seat)
@@ -326,19 +327,25 @@ def move_link(token: str, index: int) -> Page:
 
 @bp.post("/m/<token>/<int:index>")
 def play_move_link(token: str, index: int) -> Response | Page:
+    """Play the linked move (and the ``then`` that ends the turn with it): the game locked, its
+    position read once and each move applied once (``apply_to_locked``)."""
     move_token = tokens.read_move_token(token)
     private_url = None
     try:
         with session_scope() as session:
-            game, seat = _move_link_seat(session, move_token)
+            game, seat = _move_link_seat(session, move_token, lock=True)
             assert game.id is not None
             private_url = _private_url(game.id, seat)
             move, state = _linked_move(session, game, move_token, index)
             then = _field("then", required=False)
-            if then and then not in [c.notation for c in follow_ups(state, move)]:
+            if then and (":" in then or then.split()[0].lower() not in TURN_ENDING_WORDS):
                 raise MoveFormError(f"'{then}' cannot end the turn after this move.")
             moves: list[engine.Move | str] = [move, then] if then else [move]
-            apply_moves(session, game.id, seat.letter, move_token.ply, moves)
+            # A stale link's position is not the game's: its refusal needs the current one.
+            current = state if state.ply == game.ply else load_state(session, game)
+            apply_to_locked(
+                session, game, current, seat.letter, move_token.ply, moves, then_ends_turn=True
+            )
     except (tokens.RevokedTokenError, store.GameNotFoundError):
         raise
     except Refusal as error:
