@@ -36,7 +36,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -301,21 +302,22 @@ def measure_round(app: Any, handler: Counting, port: int, n: int, round_number: 
     )  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=400, help="emails per measurement")
-    parser.add_argument(
-        "--rounds", type=int, default=5,
-        help="rounds of baseline then worker, each on new rows (the ratio: their median)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--concurrency", type=int, default=1,
-        help="worker processes (default 1: one SMTP connection, as the baseline's)",
-    )  # fmt: skip
-    parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
-    args = parser.parse_args()
+@dataclass
+class BenchStack:
+    """A bench's own PostgreSQL database, an SMTP server that counts what arrives, and the
+    environment a worker (or the app) needs to use them and the local Redis."""
 
+    database: str
+    url: str
+    port: int
+    handler: Counting
+    env: dict[str, str]
+
+
+@contextmanager
+def bench_stack(**settings: str) -> Iterator[BenchStack]:
+    """A ``BenchStack`` whose environment has ``settings`` on top; the database is dropped and
+    the SMTP server stopped afterwards."""
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
     database = f"battleline_bench_{secrets.token_hex(4)}"
     admin.execute(f'CREATE DATABASE "{database}"')
@@ -336,37 +338,62 @@ def main() -> None:
         "MAIL_SUPPRESS_SEND": "0",
         "SECRET_KEY": SECRET_KEY,
         "BASE_URL": BASE_URL,
-        "MAIL_SWEEP_AFTER_S": "600",  # the tasks, not the sweep, deliver in this measurement
-        "RATELIMIT_ENABLED": "0",  # one client makes every game of the latency measurement
+        **settings,
     }
-    log = Path(tempfile.gettempdir()) / f"{database}-worker.log"
-    worker: subprocess.Popen[bytes] | None = None
-    app = None
     try:
-        upgrade_schema(url)
-        config: dict[str, Any] = {**env, "MAIL_PORT": port, "MAIL_SUPPRESS_SEND": False}
-        config["MAIL_SWEEP_AFTER_S"] = 600.0
-        config["RATELIMIT_ENABLED"] = False
-        app = create_app(config)
-        worker = start_worker(env, args.concurrency, log)
-        with app.app_context():
-            time.sleep(1.5)  # the worker is up
-            rounds = [
-                measure_round(app, handler, port, args.n, number) for number in range(args.rounds)
-            ]
-            handler.keep = True
-            latencies = turn_latencies(app, handler, args.moves)
-            handler.keep = False
+        yield BenchStack(database, url, port, handler, env)
     finally:
-        if worker is not None:
-            os.killpg(worker.pid, signal.SIGTERM)
-            worker.wait(timeout=30)
-        if app is not None:
-            app.extensions["celery"].close()
-            get_engine(app).dispose()
         controller.stop()
         admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         admin.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=400, help="emails per measurement")
+    parser.add_argument(
+        "--rounds", type=int, default=5,
+        help="rounds of baseline then worker, each on new rows (the ratio: their median)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--concurrency", type=int, default=1,
+        help="worker processes (default 1: one SMTP connection, as the baseline's)",
+    )  # fmt: skip
+    parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    args = parser.parse_args()
+
+    with bench_stack(
+        MAIL_SWEEP_AFTER_S="600",  # the tasks, not the sweep, deliver in this measurement
+        RATELIMIT_ENABLED="0",  # one client makes every game of the latency measurement
+    ) as stack:
+        handler, port, env = stack.handler, stack.port, stack.env
+        log = Path(tempfile.gettempdir()) / f"{stack.database}-worker.log"
+        worker: subprocess.Popen[bytes] | None = None
+        app = None
+        try:
+            upgrade_schema(stack.url)
+            config: dict[str, Any] = {**env, "MAIL_PORT": port, "MAIL_SUPPRESS_SEND": False}
+            config["MAIL_SWEEP_AFTER_S"] = 600.0
+            config["RATELIMIT_ENABLED"] = False
+            app = create_app(config)
+            worker = start_worker(env, args.concurrency, log)
+            with app.app_context():
+                time.sleep(1.5)  # the worker is up
+                rounds = [
+                    measure_round(app, handler, port, args.n, number)
+                    for number in range(args.rounds)
+                ]
+                handler.keep = True
+                latencies = turn_latencies(app, handler, args.moves)
+                handler.keep = False
+        finally:
+            if worker is not None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(timeout=30)
+            if app is not None:
+                app.extensions["celery"].close()
+                get_engine(app).dispose()
 
     report(args, rounds, latencies, log)
 

@@ -29,7 +29,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,22 +42,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import psycopg  # noqa: E402
 import redis  # noqa: E402
-from aiosmtpd.controller import Controller  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.mail import (  # noqa: E402
-    BASE_URL,
     MOVE_LINK,
-    PG_ADMIN,
     REDIS_URL,
-    SECRET_KEY,
     Counting,
+    bench_stack,
     first_link,
     percentile,
     queue_keys,
-    queue_settings,
     readable,
     start_worker,
     turn_latencies,
@@ -206,49 +200,31 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
 
-    admin = psycopg.connect(PG_ADMIN, autocommit=True)
-    database = f"battleline_bench_{secrets.token_hex(4)}"
-    admin.execute(f'CREATE DATABASE "{database}"')
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
-    handler = Counting()
-    handler.keep = True
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    env = {
-        "APP_ENV": "testing",
-        "DATABASE_URL": url,
-        "REDIS_URL": REDIS_URL,
-        **queue_settings(f"battleline-bench-{secrets.token_hex(4)}"),
-        "MAIL_SERVER": "127.0.0.1",
-        "MAIL_PORT": str(port),
-        "MAIL_SUPPRESS_SEND": "0",
-        "SECRET_KEY": SECRET_KEY,
-        "BASE_URL": BASE_URL,
-        "COMPUTER_DELAY_S": "0",
-        "RATELIMIT_ENABLED": "0",  # one client makes every game
-    }
-    logs = Path(tempfile.mkdtemp(prefix=f"{database}-"))
-    app = None
     results: list[Measured] = []
-    try:
-        upgrade_schema(url)
-        config: dict[str, Any] = {**env, "MAIL_PORT": port, "MAIL_SUPPRESS_SEND": False}
-        config["RATELIMIT_ENABLED"] = False
-        config["COMPUTER_DELAY_S"] = 0.0
-        app = create_app(config)
-        with app.app_context():
-            for layout, workers in (("before", BEFORE), ("after", procfile_workers())):
-                results += measure_layout(layout, workers, app, handler, env, args, logs)
-    finally:
-        if app is not None:
-            app.extensions["celery"].close()
-            get_engine(app).dispose()
-        controller.stop()
-        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        admin.close()
+    with bench_stack(
+        COMPUTER_DELAY_S="0",
+        RATELIMIT_ENABLED="0",  # one client makes every game
+    ) as stack:
+        stack.handler.keep = True
+        logs = Path(tempfile.mkdtemp(prefix=f"{stack.database}-"))
+        app = None
+        try:
+            upgrade_schema(stack.url)
+            config: dict[str, Any] = {
+                **stack.env, "MAIL_PORT": stack.port, "MAIL_SUPPRESS_SEND": False
+            }  # fmt: skip
+            config["RATELIMIT_ENABLED"] = False
+            config["COMPUTER_DELAY_S"] = 0.0
+            app = create_app(config)
+            with app.app_context():
+                for layout, workers in (("before", BEFORE), ("after", procfile_workers())):
+                    results += measure_layout(
+                        layout, workers, app, stack.handler, stack.env, args, logs
+                    )
+        finally:
+            if app is not None:
+                app.extensions["celery"].close()
+                get_engine(app).dispose()
     report(args, results, logs)
 
 
