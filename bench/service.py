@@ -67,6 +67,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
+from aiosmtpd.controller import Controller  # noqa: E402
+from aiosmtpd.handlers import Sink  # noqa: E402
 
 import engine  # noqa: E402
 from bench.mail import queue_keys, queue_settings  # noqa: E402
@@ -514,6 +516,11 @@ def main() -> None:
     admin.execute(f'CREATE DATABASE "{database}"')
     url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
     queue = f"battleline-bench-{secrets.token_hex(4)}"
+    # Production refuses to run without a mail server: a sink takes what --eager-mail sends
+    # (queued mail is never delivered here: no worker consumes the queue).
+    smtp_port = free_port()
+    smtp = Controller(Sink(), hostname="127.0.0.1", port=smtp_port)
+    smtp.start()
     env = {
         "APP_ENV": "production",
         "DATABASE_URL": url,
@@ -521,8 +528,8 @@ def main() -> None:
         "BASE_URL": BASE_URL,
         "REDIS_URL": "" if args.eager_mail else REDIS_URL,
         **queue_settings(queue),
-        "MAIL_SERVER": "",
-        "MAIL_SUPPRESS_SEND": "1",
+        "MAIL_SERVER": "127.0.0.1",
+        "MAIL_PORT": str(smtp_port),
         # wrk sends thousands of requests a second from one address: the per-client limits
         # would answer most with 429 and measure nothing else.
         "RATELIMIT_ENABLED": "0",
@@ -535,7 +542,14 @@ def main() -> None:
     results: list[Result] = []
     try:
         upgrade_schema(url)
-        app = create_app({**env, "REDIS_URL": env["REDIS_URL"] or None, "MAIL_SERVER": None})
+        app = create_app(
+            {
+                **env,
+                "REDIS_URL": env["REDIS_URL"] or None,
+                "MAIL_PORT": smtp_port,
+                "MAIL_SUPPRESS_SEND": False,
+            }
+        )
         rng = Random(20250301)
         start = time.perf_counter()
         with app.app_context():
@@ -620,6 +634,7 @@ def main() -> None:
         if args.keep:
             print(f"database kept: {url}", file=progress)
     finally:
+        smtp.stop()
         if server is not None:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
