@@ -2,7 +2,8 @@
 
 - ``store``: rows (the game-row lock, seats, players, the move log, snapshots) and their queries.
 - ``state``: positions (any ply, from the nearest snapshot), the deal, ``apply_moves`` under the
-  row lock, the listeners that run in a move's transaction, and the refusals they raise.
+  row lock, and the listeners that run in a move's transaction.
+- ``refusals``: why a move changed nothing.
 - ``records``: a stored game as an ``engine.GameRecord``.
 - ``seats``: the seat a private link names, checked against revocation.
 - ``preferences``: a seat's turn choices over its player's defaults.

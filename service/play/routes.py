@@ -18,18 +18,16 @@ from service.db import read_scope, session_scope
 from service.errors import wants_json
 from service.games import store
 from service.games.preferences import turn_preferences
-from service.games.seats import checked_seat, seat_for_token
-from service.games.series import leave_series as series_leave
-from service.games.series import series_score, series_version
-from service.games.state import (
+from service.games.refusals import (
     AlreadyPlayedError,
     StaleMoveError,
     UnreadableMoveError,
     WrongSeatError,
-    apply_to_locked,
-    load_state,
-    state_at,
 )
+from service.games.seats import checked_seat, seat_for_token
+from service.games.series import leave_series as series_leave
+from service.games.series import series_score, series_version
+from service.games.state import apply_to_locked, load_state, state_at
 from service.links import external_url
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses

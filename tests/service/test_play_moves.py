@@ -18,12 +18,14 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games import store
-from service.games.state import (
+from service.games.refusals import (
     AlreadyPlayedError,
     IllegalMoveRefusal,
     StaleMoveError,
     UnreadableMoveError,
     WrongSeatError,
+)
+from service.games.state import (
     add_move_listener,
     apply_moves,
     load_state,
