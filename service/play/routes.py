@@ -16,7 +16,7 @@ from service import tokens
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import read_scope, session_scope
 from service.errors import wants_json
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import load_game, lock_loaded_game
 from service.games.move_log import moves_from
 from service.games.preferences import turn_preferences
 from service.games.refusals import (
@@ -25,7 +25,7 @@ from service.games.refusals import (
     UnreadableMoveError,
     WrongSeatError,
 )
-from service.games.rows import GameNotFoundError, get_game
+from service.games.rows import GameNotFoundError
 from service.games.seats import checked_seat, seat_for_token, seats_of
 from service.games.series import leave_series as series_leave
 from service.games.series import series_score, series_version
@@ -265,11 +265,8 @@ class NotInSeriesError(Refusal):
 def _move_link_seat(
     session: Session, move_token: tokens.MoveToken, *, lock: bool = False
 ) -> tuple[Game, Seat]:
-    game = (
-        lock_loaded_game(session, move_token.game_id).game
-        if lock
-        else get_game(session, move_token.game_id)
-    )
+    # With its seats and latest snapshot: the seat check and the position need no query more.
+    game = (lock_loaded_game if lock else load_game)(session, move_token.game_id).game
     seat = checked_seat(session, move_token.game_id, move_token.seat, move_token.generation)
     return game, seat
 

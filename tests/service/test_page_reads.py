@@ -28,6 +28,7 @@ from service.models import Snapshot
 from service.outbox.addresses import bouncing_addresses, mark_bouncing
 from service.outbox.kinds import MailKind
 from service.outbox.queue import blocked_reason
+from service.present.move_links import move_link_url
 from tests.service.play_driver import create_and_accept
 
 
@@ -207,3 +208,20 @@ def test_a_games_seats_and_statuses_are_read_once_then_come_from_its_loaded_game
         assert sent == []
         session.commit()
         assert loaded_in(session, game["id"]) is None
+
+
+def test_a_move_links_page_reads_the_game_and_its_latest_moves_only(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Like the private page: the game comes with its seats and the latest snapshot."""
+    game = create_and_accept(app, client, seed="page-reads-move-link")
+    state = play(app, game["id"], 40, random.Random(2))
+    assert state.to_move is not None
+    index = next(
+        i for i, m in enumerate(engine.legal_moves(state)) if m.action is engine.Action.PLAY
+    )
+    with app.app_context(), session_scope() as session:
+        seat = seats_of(session, game["id"])[state.to_move][0]
+        path = move_link_url(seat, state.ply, index).removeprefix("http://bl.test")
+    _, tables = tables_read(app, client, path)
+    assert tables == ["games", "moves"]
