@@ -102,8 +102,8 @@ from bench.mail import queue_settings  # noqa: E402
 from service import create_app, tokens  # noqa: E402
 from service.after_commit import publish_after_commit  # noqa: E402
 from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
+from service.games.rows import get_game  # noqa: E402
 from service.games.state import apply_moves, load_state  # noqa: E402
-from service.games.store import get_game  # noqa: E402
 from service.lobby.forms import parse_new_game  # noqa: E402
 from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
 from service.models import Game  # noqa: E402

@@ -14,9 +14,9 @@ from service.config import (
     DEVELOPMENT_BASE_URL,
     DEVELOPMENT_INBOUND_DOMAIN,
     AppEnv,
-    check_config,
     config_from_env,
 )
+from service.config_checks import check_config
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"

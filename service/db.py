@@ -6,7 +6,7 @@ session:`` block: it commits when the block ends normally and rolls back on any 
 SQLite ignores ``SELECT ... FOR UPDATE`` (PITFALLS), so on SQLite every transaction starts with
 ``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer waits (busy timeout)
 instead of reading a state that is about to change. WAL lets readers of other connections go on.
-On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE``.
+On PostgreSQL, ``games.rows.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ import ipaddress
 import click
 from flask import Flask, current_app, request
 
-from service.config import AppEnv, ConfigError, is_local_host
+from service.config import AppEnv, ConfigError
+from service.config_checks import is_local_host
 from service.refusal import Refusal
 
 DEV_PREFIX = "/dev/"

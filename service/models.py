@@ -13,6 +13,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
+from service.json_columns import ClaimProof, DealFields, EngineStateJson, GameResult, TurnChoices
+
 # Named constraints, so that Alembic's batch mode on SQLite can find and alter them later.
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(column_0_label)s",
@@ -53,7 +55,7 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
 
 
 def _timestamp(*, on_update: bool = False) -> Any:
-    kwargs: dict[str, Any] = {"server_default": sa.func.now()}
+    kwargs: dict[str, object] = {"server_default": sa.func.now()}
     if on_update:
         kwargs["onupdate"] = utcnow
     return Field(
@@ -98,14 +100,15 @@ class Player(SQLModel, table=True):
     """Until ``name_confirmed``, only a label: the name someone first typed for this address."""
     name_confirmed: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     """True once the owner chose ``display_name`` (signed in, or confirming a game they started
-    under it): after that nobody else's typing renames them (``store.name_by_owner``)."""
-    preferences: dict[str, Any] = Field(
-        default_factory=dict,
+    under it): after that nobody else's typing renames them (``games.players.name_by_owner``)."""
+    preferences: TurnChoices = Field(
+        default_factory=lambda: TurnChoices(),
         sa_type=sa.JSON,
         sa_column_kwargs={"server_default": sa.text("'{}'")},
         nullable=False,
     )
-    """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
+    """The player's default turn choices. Assign a new dict to change it: a JSON column does not
+    notice a change made in place."""
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Bumped to revoke every "my games" link of this player."""
     session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
@@ -210,7 +213,7 @@ class Game(SQLModel, table=True):
     """Secret until the game ends (R3)."""
     seed_commitment: str = Field(max_length=128)
     """``engine.seed_commitment(seed)``, published from the start (R3)."""
-    deal: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    deal: DealFields | None = Field(default=None, sa_type=sa.JSON)
     """The deal the seed produced, as in a game record (FORMATS.md), plus ``first`` and ``cut``."""
     days_per_move: int = Field(default=3)
     visibility: str = Field(default=Visibility.UNLISTED, max_length=16)
@@ -226,7 +229,7 @@ class Game(SQLModel, table=True):
     invited_at: datetime | None = Field(default=None, sa_type=UTCDateTime, nullable=True)
     """When the invitations went out (``service.lobby.invitations``), also to an address that
     refuses them and so got none. Games invited before migration 0017 have only outbox rows."""
-    result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    result: GameResult | None = Field(default=None, sa_type=sa.JSON)
     """Winner and reason once finished."""
     ply: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """How many entries the move log holds: the position every request starts from, without
@@ -294,7 +297,7 @@ class Seat(SQLModel, table=True):
     (``service.lobby.lifecycle.send_held_invitation``)."""
     vacation_days_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Vacation days this seat has used in this game (``Game.vacation_days`` in all)."""
-    preferences: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON, nullable=True)
+    preferences: TurnChoices | None = Field(default=None, sa_type=sa.JSON, nullable=True)
     """This seat's own turn choices (``service.games.preferences``), over the player's defaults.
     A seat link changes only these: never another game's, never the player's."""
 
@@ -313,7 +316,7 @@ class MoveEntry(SQLModel, table=True):
     notation: str = Field(max_length=200)
     created_at: datetime = _timestamp()
     # SQL NULL, not JSON null, for the entries that are no claim: most of them, and null costs.
-    proof: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(none_as_null=True))
+    proof: ClaimProof | None = Field(default=None, sa_type=sa.JSON(none_as_null=True))
     """For a claim, the proof that made it hold (``service.games.claim_proofs``), kept with it
     so that saying why needs no replay; None for other entries and for claims logged before
     revision 0011 (explained by a replay then)."""
@@ -328,7 +331,7 @@ class Snapshot(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="games.id")
     ply: int
-    state: dict[str, Any] = Field(sa_type=sa.JSON)
+    state: EngineStateJson = Field(sa_type=sa.JSON)
     created_at: datetime = _timestamp()
 
 

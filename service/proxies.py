@@ -10,8 +10,8 @@ read only from a peer that ``FORWARDED_ALLOW_IPS`` names: the same setting (and 
 the loopback addresses) with which gunicorn decides whose ``X-Forwarded-Proto`` it believes.
 A request from anyone else counts under its own address, whatever it says.
 
-Production refuses ``FORWARDED_ALLOW_IPS=*`` with ``TRUSTED_PROXIES`` (``service.config``): it
-would take anyone's word again. See docs/security.md.
+Production refuses ``FORWARDED_ALLOW_IPS=*`` with ``TRUSTED_PROXIES``
+(``service.config_checks``): it would take anyone's word again. See docs/security.md.
 """
 
 from __future__ import annotations

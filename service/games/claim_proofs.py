@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from service.json_columns import ClaimProof, FormationRecord
 
 
-def proof_record(state: engine.GameState, move: engine.Move) -> dict[str, Any] | None:
+def proof_record(state: engine.GameState, move: engine.Move) -> ClaimProof | None:
     """The proof of claim ``move`` in ``state`` (the position before it) as stored with its log
     entry (``record_of``); None for any other move, and for a claim that does not hold (the
     engine refuses it)."""
@@ -24,7 +25,7 @@ def proof_record(state: engine.GameState, move: engine.Move) -> dict[str, Any] |
     return record_of(proof, engine.spectator_view(state).flags[move.flag - 1])
 
 
-def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> dict[str, Any] | None:
+def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimProof | None:
     """A proved claim's fields, from the proof and the flag at the moment of the claim; None for
     a proof that does not hold. What a log entry keeps, and what every explanation of a claim
     is read from (``service.present.claims``), whether kept or worked out from a position.
@@ -36,11 +37,11 @@ def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> dict[str, 
     if not proof.provable or proof.formation is None:
         return None
     theirs = flag.cards[proof.opponent]
-    record: dict[str, Any] = {"mine": formation_record(proof.formation)}
+    record = ClaimProof(
+        mine=formation_record(proof.formation), loser=proof.opponent, theirs=list(theirs)
+    )
     if proof.opponent_best is not None:
         record["best"] = formation_record(proof.opponent_best)
-    record["loser"] = proof.opponent
-    record["theirs"] = list(theirs)
     if proof.opponent_cannot_complete:
         record["short"] = True
     if len(theirs) >= flag.formation_size:
@@ -48,7 +49,7 @@ def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> dict[str, 
     return record
 
 
-def formation_record(value: engine.FormationValue) -> list[Any]:
+def formation_record(value: engine.FormationValue) -> FormationRecord:
     """A formation's value as stored: ``["host", 23, ["O3", "G10", "Y10"], [3, 10, 10]]``,
     its category, sum, cards and the value each card counts for."""
     return [value.formation.name.lower(), value.total, list(value.cards), list(value.values)]

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from service.json_columns import TurnChoices
 from service.models import Player, Seat
 from service.reader_time import UnknownTimeZoneError, check_time_zone
 from service.refusal import Refusal
@@ -44,8 +45,8 @@ class TurnPreferences:
     automatic_claims: bool = True
     digest: bool = False
 
-    def to_json(self) -> dict[str, bool]:
-        return {AUTOMATIC_CLAIMS: self.automatic_claims, DIGEST: self.digest}
+    def to_json(self) -> TurnChoices:
+        return TurnChoices(automatic_claims=self.automatic_claims, digest=self.digest)
 
 
 def _read(stored: Mapping[str, Any] | None, defaults: TurnPreferences) -> TurnPreferences:

@@ -8,19 +8,22 @@ after a cut, ``cuts``); ruleset and claims have their own columns and the moves 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import engine
 from engine.cards import describe
+from service.json_columns import DealFields
 from service.models import Game
 
 DEAL_FIELDS = ("first", "deal", "cuts")
 
 
-def deal_fields(record: engine.GameRecord) -> dict[str, Any]:
+def deal_fields(record: engine.GameRecord) -> DealFields:
     """The fields of a record that the deal decides, for ``games.deal``."""
     data = record.to_json()
-    return {key: data[key] for key in DEAL_FIELDS if key in data}
+    fields = DealFields(first=data["first"], deal=data["deal"])
+    if "cuts" in data:
+        fields["cuts"] = data["cuts"]
+    return fields
 
 
 def game_record(game: Game, moves: Sequence[str] = ()) -> engine.GameRecord:

@@ -3,7 +3,7 @@ secret that only that seat's emails carry, revoked with them.
 
 A key is made for the seat's token generation the first time an email of that generation is
 queued (``service.outbox.queue``), and opens the seat only while the generation is unchanged:
-``store.revoke_seat_links`` (a bump of ``Seat.token_generation``) withdraws it, and the next
+``seats.revoke_seat_links`` (a bump of ``Seat.token_generation``) withdraws it, and the next
 email carries a new key. Keys are random (``secrets``), twelve characters of a 32-letter lower-case
 alphabet (60 bits): mail servers may lower-case an address's local part, and a person may copy one
 by hand, so no ``0``/``o`` or ``1``/``l``.

@@ -18,7 +18,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 import engine
-from service.games import store
+from service.games.rows import new_game
+from service.games.seats import seats_of
 from service.games.state import deal_game
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 
@@ -134,7 +135,7 @@ def continue_series(
         return None
     if score.games[-1].id != game.id:
         return None  # the next game exists already
-    following = store.new_game(
+    following = new_game(
         ruleset=game.ruleset,
         claims=game.claims,
         days_per_move=game.days_per_move,
@@ -146,7 +147,7 @@ def continue_series(
     session.add(following)
     session.flush()
     assert game.id is not None and following.id is not None
-    for letter, (_, player) in store.seats_of(session, game.id).items():
+    for letter, (_, player) in seats_of(session, game.id).items():
         assert player.id is not None
         session.add(Seat(game_id=following.id, letter=letter, player_id=player.id, accepted=True))
     session.flush()

@@ -11,16 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from flask import Flask, current_app, has_app_context
 from sqlmodel import Session, col, select
 
 import engine
 from service import clock
-from service.games import store
 from service.games.claim_proofs import proof_record
+from service.games.loaded import NO_SNAPSHOTS, KnownSnapshots, loaded_in, lock_loaded_game
+from service.games.move_log import LogEntry, append_moves, moves_from
 from service.games.records import deal_fields, game_record
+from service.games.refusals import (
+    AlreadyPlayedError,
+    GameNotPlayingError,
+    IllegalMoveRefusal,
+    NotATurnEndingError,
+    RulesVersionError,
+    StaleMoveError,
+    UnreadableMoveError,
+    WrongSeatError,
+)
+from service.games.snapshots import save_snapshot, snapshot_at_or_before, snapshots_nearest
+from service.json_columns import ClaimProof, GameResult
 from service.models import Game, GameStatus, MoveEntry
 from service.refusal import Refusal
 
@@ -37,110 +49,6 @@ def add_move_listener(app: Flask, listener: MoveListener) -> None:
     """Run ``listener`` after every successful ``apply_moves`` of ``app``, in its transaction.
     A listener that raises rolls the moves back."""
     app.extensions.setdefault(LISTENERS_KEY, []).append(listener)
-
-
-# --- refusals ----------------------------------------------------------------------------------
-
-
-class RulesVersionError(Refusal):
-    """The game began under other rules than this server's engine plays."""
-
-    status = 409
-    title = "This game needs another version of the rules"
-
-    def __init__(self, game_version: str) -> None:
-        super().__init__(
-            f"This game was started under rules version {game_version}, and this server plays "
-            f"version {engine.RULES_VERSION}. It cannot be replayed or continued here; "
-            "nothing was changed."
-        )
-
-
-class GameNotPlayingError(Refusal):
-    """The game is not being played: not dealt yet, declined, or over."""
-
-    status = 409
-    title = "This game is not being played"
-
-
-class WrongSeatError(Refusal):
-    """A move for a seat other than the link's."""
-
-    status = 403
-    title = "That is not your move to make"
-
-
-class UnreadableMoveError(Refusal):
-    """A move that is not in the notation (or too many of them)."""
-
-    status = 400
-    title = "That move could not be read"
-
-
-class NotATurnEndingError(Refusal):
-    """A move link's ``then`` that is not one of the engine's endings of the turn after the
-    linked move (``engine.turn_endings``)."""
-
-    status = 400
-    title = "This form could not be read"
-
-    def __init__(self, then: engine.Move) -> None:
-        super().__init__(f"'{then.action_text()}' cannot end the turn after this move.")
-
-
-class IllegalMoveRefusal(Refusal):
-    """The engine refused the move: the message names the rule."""
-
-    status = 422
-    title = "That move is not allowed"
-
-    def __init__(
-        self, move: engine.Move, error: engine.IllegalMoveError, reason: str | None = None
-    ) -> None:
-        rule = f" ({error.rule})" if error.rule and error.rule not in str(error) else ""
-        said = reason or f"{error}{rule}"
-        super().__init__(f"{move.action_text()}: {said}. Nothing was changed.")
-        self.rule = error.rule
-
-
-class StaleMoveError(Refusal):
-    """The move was meant for an earlier moment of the game, which has moved on since."""
-
-    status = 409
-    title = "The game has moved on"
-
-    def __init__(self, expected_ply: int, current_ply: int) -> None:
-        super().__init__(f"{_moved_on(expected_ply, current_ply)} {_CHOOSE_AGAIN}")
-        self.expected_ply = expected_ply
-        self.current_ply = current_ply
-
-
-_CHOOSE_AGAIN = "Nothing was changed. Look at the game as it is now and choose again."
-
-
-def _moved_on(expected_ply: int, current_ply: int) -> str:
-    """How far the game is from the position a move was chosen in, in log entries (a turn may
-    hold several: a claim, a card, a draw), not in turns or ply numbers nobody sees."""
-    if expected_ply > current_ply:
-        return "This was meant for a position the game has not reached."
-    since = current_ply - expected_ply
-    entries = "one move has" if since == 1 else f"{since} moves have"
-    return f"This was chosen before the latest moves of the game: {entries} been made since."
-
-
-class AlreadyPlayedError(Refusal):
-    """The very same move(s) are already in the log at that ply: a repeated request.
-
-    Not a failure for the person (the move they wanted is made), so views answer it with 200.
-    """
-
-    status = 200
-    title = "Already played"
-
-    def __init__(self, moves: Sequence[engine.Move]) -> None:
-        text = ", ".join(move.action_text() for move in moves)
-        super().__init__(f"This move ({text}) was already played. Nothing more was changed.")
-        self.moves = tuple(moves)
 
 
 # --- reading the state -------------------------------------------------------------------------
@@ -171,25 +79,25 @@ def load_state(session: Session, game: Game) -> engine.GameState:
 def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
     """The position after ``ply`` log entries, or None when the log is not that long (or the
     game was not dealt). The nearest snapshot before it plus the few moves since (snapshots are
-    kept every ``store.SNAPSHOT_BLOCK`` plies), so any position costs about the same; the log
+    kept every ``snapshots.SNAPSHOT_BLOCK`` plies), so any position costs about the same; the log
     stays the truth: with no snapshot at all, the whole log is replayed."""
     assert game.id is not None
     check_rules_version(game)
     if game.deal is None or not 0 <= ply <= game.ply:
         return None
-    snapshot = store.snapshot_at_or_before(session, game.id, ply)
+    snapshot = snapshot_at_or_before(session, game.id, ply, _known_snapshots(session, game.id))
     if snapshot is None:
-        notations = [e.notation for e in store.moves_from(session, game.id, 0, ply)]
+        notations = [e.notation for e in moves_from(session, game.id, 0, ply)]
         return replay_log(game, notations)[-1]
     state = engine.state_from_json(snapshot.state)
     if snapshot.ply < ply:
-        for entry in store.moves_from(session, game.id, snapshot.ply, ply):
+        for entry in moves_from(session, game.id, snapshot.ply, ply):
             state, _ = engine.apply(state, engine.parse_move(entry.notation, state.ruleset))
     return state
 
 
 def states_at(
-    session: Session, game: Game, plies: tuple[int, int], entries: Sequence[store.LogEntry]
+    session: Session, game: Game, plies: tuple[int, int], entries: Sequence[LogEntry]
 ) -> dict[int, engine.GameState]:
     """The positions after each of two numbers of log entries (a replay's position and the
     latest), from their nearest snapshots (one query) and the log ``entries`` at hand, which
@@ -201,7 +109,8 @@ def states_at(
     wanted = sorted({ply for ply in plies if game.deal is not None and 0 <= ply <= game.ply})
     if not wanted:
         return {}
-    snapshots = store.snapshots_nearest(session, game.id, wanted[0], wanted[-1])
+    known = _known_snapshots(session, game.id)
+    snapshots = snapshots_nearest(session, game.id, wanted[0], wanted[-1], known)
     by_ply = {entry.ply: entry for entry in entries}
     found: dict[int, engine.GameState] = {}
     for ply in wanted:
@@ -215,6 +124,12 @@ def states_at(
         if state is not None:
             found[ply] = state
     return found
+
+
+def _known_snapshots(session: Session, game_id: int) -> KnownSnapshots:
+    """The snapshots read with the game's ``LoadedGame`` in this session (never a query)."""
+    loaded = loaded_in(session, game_id)
+    return NO_SNAPSHOTS if loaded is None else loaded.snapshots
 
 
 def parse_moves(
@@ -258,7 +173,7 @@ def apply_moves(
     """Apply ``moves`` for ``seat``, in order, all or nothing, to the game standing at
     ``expected_ply``; return the new position and the engine's events.
 
-    Locks the game row first (``store.lock_game_with_seats``), so two identical requests apply
+    Locks the game row first (``loaded.lock_loaded_game``), so two identical requests apply
     once: the second waits, then finds the log already holding its moves and raises
     AlreadyPlayedError.
     Appends one log entry per move (and the ``end`` of a turn that has no other move left,
@@ -273,7 +188,7 @@ def apply_moves(
     WrongSeatError, StaleMoveError, AlreadyPlayedError or IllegalMoveRefusal; nothing is
     written then.
     """
-    game = store.lock_game_with_seats(session, game_id)
+    game = lock_loaded_game(session, game_id).game
     return apply_to_locked(
         session, game, load_state(session, game), seat, expected_ply, moves,
         now=now, by_server=by_server,
@@ -292,7 +207,7 @@ def apply_to_locked(
     by_server: bool = False,
     then_ends_turn: bool = False,
 ) -> tuple[engine.GameState, list[engine.Event]]:
-    """``apply_moves`` for a caller that already holds the game's row lock (``store.lock_game``
+    """``apply_moves`` for a caller that already holds the game's row lock (``rows.lock_game``
     in this transaction) and its current position ``state``: the start of a turn and the
     deadline check read them anyway, and neither is read twice.
 
@@ -307,7 +222,7 @@ def apply_to_locked(
         raise GameNotPlayingError(f"This game is {game.status}. Nothing was changed.")
     events: list[engine.Event] = []
     entries: list[tuple[int, str, str]] = []
-    proofs: list[dict[str, Any] | None] = []
+    proofs: list[ClaimProof | None] = []
     ended_by_itself = False
     endings: list[str] | None = None
     for given in parsed:
@@ -340,8 +255,8 @@ def apply_to_locked(
             # and the computer alike): nobody is asked for a move that is no choice.
             move = engine.automatic_end(state)
             ended_by_itself = ended_by_itself or move is not None
-    store.append_moves(session, game_id, entries, proofs)  # one INSERT for the whole turn
-    store.save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
+    append_moves(session, game_id, entries, proofs)  # one INSERT for the whole turn
+    save_snapshot(session, game_id, state.ply, engine.state_to_json(state))
     _update_game(game, state, events, now or clock.now())
     # Not flushed here: what the listeners change on the row too (the start of the next turn)
     # goes in the same UPDATE, at the commit or at the first query that needs it (autoflush).
@@ -363,7 +278,7 @@ def deal_game(session: Session, game: Game, now: datetime, first: str | None = N
     state = engine.start(ruleset, claims, deal)
     game.deal = deal_fields(engine.GameRecord(ruleset=ruleset, claims=claims, deal=deal))
     game.status = GameStatus.ACTIVE
-    store.save_snapshot(session, game.id, state.ply, engine.state_to_json(state))
+    save_snapshot(session, game.id, state.ply, engine.state_to_json(state))
     first_turn: list[engine.Event] = [engine.TurnStarted(seat=state.to_move, turn=state.turn)]
     _update_game(game, state, first_turn, now)
     session.add(game)
@@ -395,17 +310,17 @@ def _update_game(
         game.deadline = now + game.days_per_move * clock.game_day()
 
 
-def result_json(state: engine.GameState) -> dict[str, Any]:
+def result_json(state: engine.GameState) -> GameResult:
     """What ``games.result`` holds for a finished game."""
     assert state.result is not None
     seen = engine.public_view(state)
-    return {
-        "winner": state.result.winner,
-        "termination": state.result.termination.value,
-        "flags_held": seen["flags_held"],
-        "series_points": engine.series_points(state),
-        "ply": state.ply,
-    }
+    return GameResult(
+        winner=state.result.winner,
+        termination=state.result.termination.value,
+        flags_held=dict(seen["flags_held"]),
+        series_points=dict(engine.series_points(state)),
+        ply=state.ply,
+    )
 
 
 def _stale_or_repeated(

@@ -15,7 +15,8 @@ from sqlmodel import Session, col, select
 
 import engine
 from service import tokens
-from service.games import store
+from service.games.players import find_player
+from service.games.seats import seats_of_games
 from service.links import external_url
 from service.models import Game, GameStatus, Player, Visibility, utcnow
 from service.outbox.kinds import MailKind
@@ -43,7 +44,7 @@ def request_my_games_link(session: Session, email: str) -> str | None:
         address = check_email(email)
     except ValueError as error:
         raise EmailFormError(f"The email address {error}.") from None
-    player = store.find_player(session, address)
+    player = find_player(session, address)
     if player is None:
         return None
     assert player.id is not None
@@ -62,7 +63,7 @@ def send_my_games_link(session: Session, email: str) -> str | None:
     link = request_my_games_link(session, email)
     if link is None:
         return None
-    player = store.find_player(session, email.strip().lower())
+    player = find_player(session, email.strip().lower())
     assert player is not None  # a link was made for this address
     since = utcnow() - timedelta(days=1)
     already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
@@ -92,7 +93,7 @@ def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
         .order_by(col(Game.updated_at).desc(), col(Game.id).desc())
         .limit(limit)
     ).all()
-    seats = store.seats_of_games(session, [game.id for game in rows if game.id is not None])
+    seats = seats_of_games(session, [game.id for game in rows if game.id is not None])
     listed = []
     for game in rows:
         assert game.id is not None

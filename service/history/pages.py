@@ -14,8 +14,9 @@ from flask import url_for
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.move_log import move_log, moves_from
 from service.games.records import game_record
+from service.games.seats import seats_of
 from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
 from service.present.board import board_of
@@ -68,14 +69,14 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     ply = parse_ply(ply_text, last)
     # The log up to the game row's ply: a page read outside a transaction (db.read_scope) must
     # not list a move committed after the row was read.
-    entries = store.moves_from(session, game.id, 0, last)
+    entries = moves_from(session, game.id, 0, last)
     # Two positions from their nearest snapshots and the few moves after them in the log.
     positions = states_at(session, game, (ply, last), entries)
     state, final = positions[ply], positions[last]
     finished = game.status == GameStatus.FINISHED
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)
-    names = names_of(store.seats_of(session, game.id))
+    names = names_of(seats_of(session, game.id))
     moves = log_rows(
         entries,
         state.ruleset,
@@ -108,13 +109,13 @@ def record_json(session: Session, game: Game) -> dict[str, Any]:
     if game.status != GameStatus.FINISHED:
         raise RecordNotPublicError()
     check_rules_version(game)
-    entries = store.move_log(session, game.id)
+    entries = move_log(session, game.id)
     record = game_record(game, [e.notation for e in entries])
     data = record.to_json()
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version
-    data["players"] = names_of(store.seats_of(session, game.id))
+    data["players"] = names_of(seats_of(session, game.id))
     data["times"] = [e.created_at.isoformat() for e in entries]
     data["outcome"] = game.result
     return data

@@ -11,7 +11,7 @@ from service import tokens
 from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
 from service.db import read_scope, session_scope
-from service.games import store
+from service.games.loaded import load_game_by_public_id
 from service.games.preferences import (
     parse_preferences_form,
     parse_time_zone_form,
@@ -47,7 +47,7 @@ def public_page(public_id: str) -> Response | str:
     ply = request.args.get("ply")
     with read_scope() as session:
         # The position shown comes with the game: its nearest snapshot, in the same query.
-        game = store.get_game_by_public_id(session, public_id, requested_ply(ply))
+        game = load_game_by_public_id(session, public_id, requested_ply(ply)).game
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
             series_version(session, game), computer_plays_now(session, game),
@@ -87,7 +87,7 @@ def error_json(error: Refusal) -> Response:
 def record(public_id: str) -> Response:
     try:
         with read_scope() as session:
-            game = store.get_game_by_public_id(session, public_id)
+            game = load_game_by_public_id(session, public_id).game
             data = record_json(session, game)
     except Refusal as error:
         # A .json address answers in JSON whatever the client accepts.

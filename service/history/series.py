@@ -8,7 +8,7 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.seats import seats_of
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
 from service.present.move_list import names_of
@@ -27,7 +27,7 @@ def series_page_context(session: Session, series: Series) -> dict[str, Any]:
     score = series_score(session, series)
     first = score.games[0]
     assert first.id is not None
-    names = names_of(store.seats_of(session, first.id))
+    names = names_of(seats_of(session, first.id))
     running = dict.fromkeys(names, 0)
     rows = []
     for number, game in enumerate(score.games, start=1):

@@ -18,7 +18,8 @@ from sqlmodel import Session
 
 import engine
 from service import clock, tokens
-from service.games import store
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.links import external_url, private_page_url
 from service.models import Game, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
@@ -109,8 +110,8 @@ def hold(
 
 def seat_of(session: Session, token: ConfirmToken) -> tuple[Game, Seat, Player]:
     """The game, seat and player a token names (RevokedTokenError, GameNotFoundError)."""
-    game = store.get_game(session, token.game_id)
-    found = store.seats_of(session, token.game_id).get(token.seat)
+    game = get_game(session, token.game_id)
+    found = seats_of(session, token.game_id).get(token.seat)
     if found is None:
         raise tokens.TamperedTokenError()
     seat, player = found

@@ -10,7 +10,8 @@ from werkzeug.wrappers import Response
 
 import engine
 from service.db import read_scope, session_scope
-from service.games.state import StaleMoveError, apply_moves
+from service.games.refusals import StaleMoveError
+from service.games.state import apply_moves
 from service.inbound.confirm import ConfirmToken, described, held_moves, read_token, seat_of
 from service.links import private_page_url
 from service.models import Game, GameStatus, InboundMessage, Seat

@@ -57,7 +57,8 @@ from sqlmodel import Session, col, func, select
 import engine
 from service import clock
 from service.db import session_scope
-from service.games import reply_keys, store
+from service.games import reply_keys
+from service.games.loaded import lock_loaded_game
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
 from service.inbound import bounces, confirm, headers, loops, mime_shape
 from service.inbound.authentication import Verdict, authenticate, rate_key
@@ -261,9 +262,10 @@ def _handle(
     seat = _seat(session, keys)
     if seat is None:
         return Received(Outcome.UNKNOWN_KEY, "to no reply address of a seat")
-    game = store.lock_game_with_seats(session, seat.game_id)
+    loaded = lock_loaded_game(session, seat.game_id)
+    game = loaded.game
     assert game.id is not None
-    _, player = store.seats_of(session, game.id)[seat.letter]
+    _, player = loaded.seats[seat.letter]
     if row.sender != player.email:
         return _other_sender(session, game, seat, player, row.sender)
     return _reply(session, message, row, game, seat, player, now, verdict)

@@ -8,7 +8,8 @@ from sqlmodel import Session
 
 from engine import RULESETS, ClaimTiming
 from service.db import session_scope
-from service.games import store
+from service.games.rows import GameNotFoundError, get_game, lock_game
+from service.games.seats import revoke_seat_links, seats_of
 from service.links import external_url, private_page_url
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
 from service.lobby.lifecycle import create_game
@@ -20,8 +21,8 @@ games_cli = AppGroup("games", help="Create games and print or revoke their links
 
 def _game(session: Session, game_id: int, *, lock: bool) -> Game:
     try:
-        return (store.lock_game if lock else store.get_game)(session, game_id)
-    except store.GameNotFoundError as error:
+        return (lock_game if lock else get_game)(session, game_id)
+    except GameNotFoundError as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -79,7 +80,7 @@ def links_command(game_id: int) -> None:
     """Print the current private links of a game."""
     with session_scope() as session:
         game = _game(session, game_id, lock=False)
-        seats = store.seats_of(session, game_id)
+        seats = seats_of(session, game_id)
         _echo_links(game, {letter: seat for letter, (seat, _) in seats.items()})
 
 
@@ -90,9 +91,9 @@ def revoke_command(game_id: int, seat: str) -> None:
     """Withdraw every link of one seat and print its new private link."""
     with session_scope() as session:
         _game(session, game_id, lock=True)
-        seats = store.seats_of(session, game_id)
+        seats = seats_of(session, game_id)
         if seat not in seats:
             raise click.ClickException(f"Game {game_id} has no seat {seat}.")
         row = seats[seat][0]
-        store.revoke_seat_links(session, row)
+        revoke_seat_links(session, row)
         click.echo(f"private link {seat}: {private_page_url(row)}")

@@ -23,7 +23,8 @@ from flask import current_app
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.players import find_player
+from service.games.seats import seats_of
 from service.lobby.forms import FormError, NewGame
 from service.models import AddressStatus, Game, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
@@ -55,7 +56,7 @@ def check_invitees_reachable(session: Session, new: NewGame) -> None:
     computers = dict(new.computers)
     errors: dict[str, str] = {}
     for letter, _, email in new.players[1:]:
-        player = None if letter in computers else store.find_player(session, email)
+        player = None if letter in computers else find_player(session, email)
         status = None if player is None else session.get(AddressStatus, player.id)
         if status is not None and status.bounced_at is not None:
             errors[f"{letter.lower()}_email"] = (
@@ -117,7 +118,7 @@ def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Play
     """The player of the ruleset's first seat (who created the game) and the people at the
     other seats (invited; not the computer), in seat order."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     creator_seat = engine.get_ruleset(game.ruleset).seats[0]
     invited = [
         player

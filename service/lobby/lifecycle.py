@@ -14,9 +14,11 @@ from sqlmodel import Session, select
 
 import engine
 from service import clock, tokens
-from service.games import store
 from service.games.computer import computer_player
-from service.games.seats import seat_for_token
+from service.games.loaded import lock_loaded_game
+from service.games.players import find_or_add_player, name_by_owner
+from service.games.rows import lock_game, new_game
+from service.games.seats import seat_for_token, seats_of
 from service.games.state import deal_game
 from service.lobby import invitations as mail_invitations
 from service.lobby.forms import NewGame, SeriesKind
@@ -79,7 +81,7 @@ def create_game(
         try:
             # A savepoint: the same form sent twice at once makes one game, not an error.
             with session.begin_nested():
-                game = store.new_game(
+                game = new_game(
                     ruleset=new.ruleset,
                     claims=new.claims.value,
                     days_per_move=new.days_per_move,
@@ -97,9 +99,9 @@ def create_game(
             return game, _add_seats(session, game, new, creator_present=creator_present)
     # The same request again.
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     if creator_present:
-        game = store.lock_game(session, game.id)
+        game = lock_game(session, game.id)
         mail_invitations.send_invitations(session, game)
         deal_when_all_accepted(session, game)
     return game, {letter: seat for letter, (seat, _) in seats.items()}
@@ -119,7 +121,7 @@ def _add_seats(
         if letter in computers:
             player = computer_player(session, computers[letter])
         else:
-            player = store.find_or_add_player(session, email, name)
+            player = find_or_add_player(session, email, name)
         assert player.id is not None
         # The creator and the computer are in; the others are invited.
         creator = letter == letters[0] and letter not in computers
@@ -130,7 +132,7 @@ def _add_seats(
         )  # fmt: skip
         # The signed-in owner named themselves (a rematch only repeats the names it had).
         if creator and creator_present and new.rematch_of is None:
-            store.name_by_owner(session, player, name, again=True)
+            name_by_owner(session, player, name, again=True)
         session.add(seats[letter])
     session.flush()
     mail_invitations.after_game_created(
@@ -159,7 +161,7 @@ def deal_when_all_accepted(session: Session, game: Game) -> bool:
     """Deal a game still invited once every seat is in (the last invited person accepted, or
     the computer plays every other seat), and tell the players. Call with the game locked."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id).values()
+    seats = seats_of(session, game.id).values()
     if game.status != GameStatus.INVITED or not all(seat.accepted for seat, _ in seats):
         return False
     game.creation_key = None  # answered: the same people may start the same game again
@@ -181,7 +183,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
     if seat.typed_name is not None:
-        store.name_by_owner(session, creator, seat.typed_name, again=False)
+        name_by_owner(session, creator, seat.typed_name, again=False)
     mail_invitations.send_invitations(session, game)
     deal_when_all_accepted(session, game)
     return game
@@ -191,7 +193,7 @@ def _check_invitation(session: Session, game: Game, seat: Seat, verb: str) -> No
     """Refuse an answer the seat cannot give: the creator's seat (403), a game no longer waiting
     for answers (409), or a seat that accepted already (409: an acceptance is final)."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     letters = engine.get_ruleset(game.ruleset).seats
     if seat.letter == letters[0]:
         who = "the invited player" if len(letters) == 2 else "the invited players"
@@ -250,7 +252,7 @@ def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat
     if game.status != GameStatus.FINISHED:
         raise InvitationError("A rematch can be offered once this game is over.", 409)
     if game.rematch_game_id is not None:
-        rematch = store.lock_game_with_seats(session, game.rematch_game_id)
+        rematch = lock_loaded_game(session, game.rematch_game_id).game
         if rematch.status != GameStatus.DECLINED:
             return rematch, _join_rematch(session, rematch, seat.player_id)
     rematch, seats = _new_rematch(session, game, seat)
@@ -262,7 +264,7 @@ def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat
 def _join_rematch(session: Session, rematch: Game, player_id: int) -> Seat:
     """The player's seat in ``rematch`` (locked), accepted if it was still invited."""
     assert rematch.id is not None
-    seat = next(s for s, p in store.seats_of(session, rematch.id).values() if p.id == player_id)
+    seat = next(s for s, p in seats_of(session, rematch.id).values() if p.id == player_id)
     if rematch.status == GameStatus.INVITED and not seat.accepted:
         seat.accepted = True
         session.add(seat)
@@ -272,7 +274,7 @@ def _join_rematch(session: Session, rematch: Game, player_id: int) -> Seat:
 
 def _new_rematch(session: Session, game: Game, seat: Seat) -> tuple[Game, dict[str, Seat]]:
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     letters = engine.get_ruleset(game.ruleset).seats
     at = letters.index(seat.letter)
     players = [seats[letter][1] for letter in letters[at:] + letters[:at]]

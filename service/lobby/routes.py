@@ -17,9 +17,8 @@ import engine
 from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
-from service.games import store
 from service.games.computer import COMPUTER_LEVELS
-from service.games.seats import seat_for_token
+from service.games.seats import seat_for_token, seats_of
 from service.links import private_page_url
 from service.lobby import bp, rematch_confirm
 from service.lobby.forms import (
@@ -195,7 +194,7 @@ def _rematch_page(
         summary = load_summary(session, game)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
         assert game.id is not None
-        others = [p for s, (_, p) in store.seats_of(session, game.id).items() if s != seat.letter]
+        others = [p for s, (_, p) in seats_of(session, game.id).items() if s != seat.letter]
         back_url = private_page_url(seat)
     finished = summary["status"] == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED

@@ -13,7 +13,7 @@ from flask import Blueprint, render_template, request
 from sqlmodel import Session
 
 from service.db import read_scope, session_scope
-from service.games import store
+from service.games.rows import get_game
 from service.models import AddressStatus, GameStatus, Player
 from service.outbox import addresses
 from service.outbox.signed import MailPurpose, MailToken, read_token
@@ -144,7 +144,7 @@ def _switch_views(switch: Switch) -> tuple[Callable[[str], str], Callable[[str],
         player = _player(session, mail_token)
         assert player.id is not None
         if mail_token.game_id is not None:
-            store.get_game(session, mail_token.game_id)  # GameNotFoundError: 404
+            get_game(session, mail_token.game_id)  # GameNotFoundError: 404
         return player.id, mail_token.game_id, player.display_name
 
     def show(token: str) -> str:

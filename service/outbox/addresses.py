@@ -11,7 +11,7 @@ from flask import Flask, current_app, has_app_context
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from service.games import store
+from service.games.seats import address_statuses, seats_of
 from service.models import AddressStatus, utcnow
 from service.outbox.models import GameMute
 
@@ -125,8 +125,8 @@ class BouncingAddress:
 def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
     """The seats of a game whose email bounces, so the game page can tell both players that
     emails to them do not arrive (they can still play from their private page)."""
-    seats = store.seats_of(session, game_id)
-    statuses = store.address_statuses(session, game_id)
+    seats = seats_of(session, game_id)
+    statuses = address_statuses(session, game_id)
     found: list[BouncingAddress] = []
     for letter, (_, player) in seats.items():
         status = statuses.get(letter)

@@ -27,7 +27,8 @@ import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.dkim_signing import signing_key
-from service.games import reply_keys, store
+from service.games import reply_keys
+from service.games.seats import known_address_status, seats_of
 from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
@@ -100,7 +101,7 @@ def reply_address(session: Session, game_id: int, player_id: int) -> str | None:
     domain: str | None = current_app.config.get("INBOUND_DOMAIN")
     if not domain:
         return None
-    seats = [seat for seat, p in store.seats_of(session, game_id).values() if p.id == player_id]
+    seats = [seat for seat, p in seats_of(session, game_id).values() if p.id == player_id]
     if len(seats) != 1:
         return None
     local = current_app.config.get("INBOUND_LOCAL_PART") or "play"
@@ -119,7 +120,7 @@ def blocked_reason(
         return None
     # A seat's status is read with the game's seats (one query for the game, not one a player).
     known, status = (
-        store.known_address_status(session, game_id, player.id)
+        known_address_status(session, game_id, player.id)
         if game_id is not None and player.id is not None
         else (False, None)
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from service.games import store
+from service.games.seats import seats_of
 from service.models import Game, GameStatus
 from service.outbox.addresses import BouncingAddress
 
@@ -38,5 +38,5 @@ def undelivered_invitations(
     assert game.id is not None
     if game.status != GameStatus.INVITED or game.invited_at is None:
         return []
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     return [b for b in bouncing if not seats[b.seat][0].accepted]

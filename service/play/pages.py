@@ -10,7 +10,8 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.move_log import moves_from
+from service.games.seats import seats_of
 from service.models import Game
 from service.present.board import board_of
 from service.present.choices import move_choices
@@ -88,10 +89,10 @@ def private_page_context(
     """What the private page of ``seat`` shows besides the public summary: the seat's view,
     its legal moves as forms, the claim proofs and the latest moves."""
     assert game.id is not None
-    names = names_of(store.seats_of(session, game.id))
+    names = names_of(seats_of(session, game.id))
     # One read of the log serves the others' last turn and the latest moves.
     read = max(RECENT_ENTRIES, OTHERS_TURNS_ENTRIES)
-    window = store.moves_from(session, game.id, max(0, state.ply - read), state.ply)
+    window = moves_from(session, game.id, max(0, state.ply - read), state.ply)
     entries = window[-RECENT_ENTRIES:]
     view = engine.player_view(state, seat)
     finished = state.result is not None

@@ -16,20 +16,20 @@ from service import tokens
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import read_scope, session_scope
 from service.errors import wants_json
-from service.games import store
+from service.games.loaded import load_game, lock_loaded_game
+from service.games.move_log import moves_from
 from service.games.preferences import turn_preferences
-from service.games.seats import checked_seat, seat_for_token
-from service.games.series import leave_series as series_leave
-from service.games.series import series_score, series_version
-from service.games.state import (
+from service.games.refusals import (
     AlreadyPlayedError,
     StaleMoveError,
     UnreadableMoveError,
     WrongSeatError,
-    apply_to_locked,
-    load_state,
-    state_at,
 )
+from service.games.rows import GameNotFoundError
+from service.games.seats import checked_seat, seat_for_token, seats_of
+from service.games.series import leave_series as series_leave
+from service.games.series import series_score, series_version
+from service.games.state import apply_to_locked, load_state, state_at
 from service.links import external_url
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bouncing_addresses
@@ -93,7 +93,7 @@ def private_page(token: str) -> Response | str:
         game, seat = seat_for_token(session, seat_token)
         if game.deal is not None:
             assert game.id is not None
-            _, player = store.seats_of(session, game.id)[seat.letter]
+            _, player = seats_of(session, game.id)[seat.letter]
             bouncing = bouncing_addresses(session, game.id)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
@@ -134,7 +134,7 @@ def render_private_page(
     assert game.id is not None
     summary = load_summary(session, game)
     state = load_state(session, game)
-    _, player = store.seats_of(session, game.id)[seat.letter]
+    _, player = seats_of(session, game.id)[seat.letter]
     return render_template(
         "play/private.html",
         game=summary,
@@ -196,7 +196,7 @@ def play(token: str) -> Response | Page:
             # The game row locked once, by seat_for_token; the moves are applied on it.
             game, seat = seat_for_token(session, seat_token, lock=True)
             apply_to_locked(session, game, load_state(session, game), seat.letter, ply, moves)
-    except (tokens.RevokedTokenError, store.GameNotFoundError):
+    except (tokens.RevokedTokenError, GameNotFoundError):
         raise
     except Refusal as error:
         return refusal_page(error, private_url)
@@ -265,7 +265,8 @@ class NotInSeriesError(Refusal):
 def _move_link_seat(
     session: Session, move_token: tokens.MoveToken, *, lock: bool = False
 ) -> tuple[Game, Seat]:
-    game = (store.lock_game_with_seats if lock else store.get_game)(session, move_token.game_id)
+    # With its seats and latest snapshot: the seat check and the position need no query more.
+    game = (lock_loaded_game if lock else load_game)(session, move_token.game_id).game
     seat = checked_seat(session, move_token.game_id, move_token.seat, move_token.generation)
     return game, seat
 
@@ -300,7 +301,7 @@ def move_link(token: str, index: int) -> Page:
             move, state = _linked_move(session, game, move_token, index)
             if game.ply != move_token.ply:
                 # What the log holds at that ply tells a repeat from a merely stale link.
-                (entry,) = store.moves_from(session, game.id, move_token.ply, move_token.ply + 1)
+                (entry,) = moves_from(session, game.id, move_token.ply, move_token.ply + 1)
                 if entry.notation == str(move):
                     raise AlreadyPlayedError([move])
                 raise StaleMoveError(move_token.ply, game.ply)
@@ -346,7 +347,7 @@ def play_move_link(token: str, index: int) -> Response | Page:
             apply_to_locked(
                 session, game, current, seat.letter, move_token.ply, moves, then_ends_turn=True
             )
-    except (tokens.RevokedTokenError, store.GameNotFoundError):
+    except (tokens.RevokedTokenError, GameNotFoundError):
         raise
     except Refusal as error:
         return refusal_page(error, private_url)

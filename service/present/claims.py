@@ -18,10 +18,10 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service.games import store
 from service.games.claim_proofs import formation_from_record, record_of
+from service.games.move_log import LogEntry
+from service.games.snapshots import snapshots_up_to
 from service.games.state import state_at
-from service.games.store import LogEntry
 from service.kept import Kept
 from service.models import Game
 from service.present.words import Piece
@@ -192,7 +192,7 @@ def _positions_before(
     if not plies or game.id is None:
         return {}
     by_ply = {entry.ply: entry for entry in entries}
-    snapshots = store.snapshots_up_to(session, game.id, max(plies))
+    snapshots = snapshots_up_to(session, game.id, max(plies))
     found: dict[int, engine.GameState] = {}
     state: engine.GameState | None = None
     for ply in sorted(plies):

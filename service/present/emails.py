@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 import engine
 from service import tokens
-from service.games import store
 from service.games.records import cut_words
+from service.games.seats import seats_of
 from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
@@ -46,7 +46,7 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     ("my games"), so that the next game needs no confirmation. The subject carries no text
     that the form's sender typed."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     seat_a, creator = seats[_creator_seat(game)]
     invited_names = [p.display_name for s, (_, p) in seats.items() if s != seat_a.letter]
     assert creator.id is not None
@@ -74,7 +74,7 @@ def queue_invitations(
     With three players each is told who else is invited; a rematch names the game it plays
     again (``rematch_of``)."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     creator_seat = _creator_seat(game)
     creator = seats[creator_seat][1]
     invited = {s: p.display_name for s, (_, p) in seats.items() if s != creator_seat}
@@ -107,7 +107,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     """Tell every player the game is dealt: the cut (R2), who begins, the seed commitment (R3).
     A later game of a series (dealt when the one before ended) says which game of it it is."""
     assert game.id is not None and game.deal is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     score = score_of_game(session, game)
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
@@ -146,7 +146,7 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
     """Tell every seat but ``declined_by`` that it declined: the game is cancelled for all and
     nothing was dealt (the seed stays secret: no card of it was ever shown)."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():
@@ -179,7 +179,7 @@ def queue_series_left(
     """Tell every seat but ``left_by`` that it left the series of ``game``: the game being
     played goes on and is the series' last."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():

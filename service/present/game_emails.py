@@ -16,7 +16,9 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.move_log import LogEntry, moves_from
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player, Seat
@@ -79,7 +81,7 @@ def others_turns(
     state: engine.GameState,
     seat: str,
     names: dict[str, str],
-    entries: Sequence[store.LogEntry] | None = None,
+    entries: Sequence[LogEntry] | None = None,
 ) -> list[dict[str, Any]]:
     """What the others did since ``seat`` last moved, turn by turn (``move_list.by_turn``), each
     entry in words and public notation, each claim with why it held (the one who lost the flag
@@ -88,9 +90,7 @@ def others_turns(
     has read them."""
     assert game.id is not None
     if entries is None:
-        entries = store.moves_from(
-            session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
-        )
+        entries = moves_from(session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply)
     rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
     groups = by_turn(rows)
     while groups and groups[-1]["seat"] == seat:
@@ -253,12 +253,12 @@ def _claim_context(
 
 def _seat_and_player(session: Session, game: Game, seat: str) -> tuple[Seat, Player]:
     assert game.id is not None
-    return store.seats_of(session, game.id)[seat]
+    return seats_of(session, game.id)[seat]
 
 
 def _names(session: Session, game: Game) -> dict[str, str]:
     assert game.id is not None
-    return {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+    return {s: p.display_name for s, (_, p) in seats_of(session, game.id).items()}
 
 
 def vacation_left(game: Game, seat_row: Seat) -> int:
@@ -355,7 +355,7 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
 def queue_running_late(session: Session, game: Game, late_seat: str) -> list[OutboxMessage]:
     """Tell the others that ``late_seat``, the player to move, runs late."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     late_row, late_player = seats[late_seat]
     queued = []
     for letter, (seat_row, player) in seats.items():
@@ -383,7 +383,7 @@ def queue_timeout_notices(
     names = _names(session, game)
     late_row, _ = _seat_and_player(session, game, late_seat)
     queued = []
-    for letter, (seat_row, player) in sorted(store.seats_of(session, game.id).items()):
+    for letter, (seat_row, player) in sorted(seats_of(session, game.id).items()):
         context = {
             **game_facts(game),
             "you_are_late": letter == late_seat,
@@ -442,7 +442,7 @@ def queue_game_over(
     and a link to play again (the new-game form filled with the same players). In a series:
     its score, and the next game (``following``, dealt already) or the series' end."""
     assert game.id is not None and state.result is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     series = series_context(session, game, following)
     names = {s: p.display_name for s, (_, p) in seats.items()}
     seen = engine.spectator_view(state)
@@ -453,7 +453,7 @@ def queue_game_over(
             held[flag.claimed_by].append(flag.number)
     # The last entries: the last made it (a resignation names the leaver), and the claims of
     # the last turn, the one that ended the game among them, and why each held.
-    recent = store.moves_from(session, game.id, max(0, state.ply - 12), state.ply)
+    recent = moves_from(session, game.id, max(0, state.ply - 12), state.ply)
     leaver = recent[-1].seat if recent else None
     ending = final_claims(session, game, recent)
     deciding = deciding_flags(seen, state.result)
@@ -521,11 +521,11 @@ def series_context(session: Session, game: Game, following: Game | None) -> dict
         return None
     series = score.series
     assert game.id is not None
-    names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+    names = {s: p.display_name for s, (_, p) in seats_of(session, game.id).items()}
     next_seats: dict[str, Seat] = {}
     first_name = None
     if following is not None and following.id is not None and following.deal is not None:
-        next_seats = {s: seat for s, (seat, _) in store.seats_of(session, following.id).items()}
+        next_seats = {s: seat for s, (seat, _) in seats_of(session, following.id).items()}
         first_name = names.get(following.deal["first"])
     return {
         "number": score.finished_games,
@@ -569,9 +569,9 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
     for listed in player_games(session, player):
         if listed.status != GameStatus.ACTIVE:
             continue
-        game = store.get_game(session, listed.game_number)
+        game = get_game(session, listed.game_number)
         assert game.id is not None
-        for letter, (seat_row, other) in store.seats_of(session, game.id).items():
+        for letter, (seat_row, other) in seats_of(session, game.id).items():
             assert other.id is not None
             if other.id == player_id:
                 continue

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlmodel import Session, col, select
 
 import engine
-from service.games import store
 from service.games.preferences import turn_preferences
+from service.games.seats import seats_of_games
+from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.present.summaries import in_words
@@ -33,7 +33,7 @@ class PlayerGame:
     turn: int
     """The turn being played (turns counted as players count them: one seat's play each)."""
     deadline: datetime | None
-    result: dict[str, Any] | None
+    result: GameResult | None
     private_url: str
     public_id: str
     created_at: datetime
@@ -70,7 +70,7 @@ def player_games(session: Session, player: Player, *, to_play: bool = False) -> 
     else:
         query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc())
     rows = session.exec(query).all()
-    seats = store.seats_of_games(session, [game.id for game, _ in rows if game.id is not None])
+    seats = seats_of_games(session, [game.id for game, _ in rows if game.id is not None])
     return [_listed(game, seat, player, seats.get(seat.game_id, {})) for game, seat in rows]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 import engine
-from service.games.store import LogEntry
+from service.games.move_log import LogEntry
 from service.models import Player, Seat
 from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration

@@ -15,7 +15,7 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
-from service.games import store
+from service.games.seats import seats_of
 from service.links import private_page_url
 from service.models import Game
 from service.outbox.kinds import MailKind
@@ -96,7 +96,7 @@ def _turn_context(
     session: Session, game: Game, state: engine.GameState, seat: str
 ) -> dict[str, Any]:
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     seat_row, _ = seats[seat]
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     over = state.result is not None
@@ -148,7 +148,7 @@ def queue_receipt(
     each draw with the card drawn, what was passed over (``notes``: a claim of a flag already
     theirs), the hand now, then what comes next in ``state`` (the position after them)."""
     assert game.id is not None
-    _, player = store.seats_of(session, game.id)[seat]
+    _, player = seats_of(session, game.id)[seat]
     hand = list(engine.player_view(state, seat).hand)
     context = {
         **_turn_context(session, game, state, seat),
@@ -177,7 +177,7 @@ def queue_refusal(
     ``reading``), ``reason``, and the moves possible now (``state``: the game as it is; None
     before the deal). Nothing was changed."""
     assert game.id is not None
-    seats = store.seats_of(session, game.id)
+    seats = seats_of(session, game.id)
     seat_row, player = seats[seat]
     context: dict[str, Any] = {
         **game_facts(game),
@@ -208,7 +208,7 @@ def queue_other_sender(
     """Tell a seat's own address that an email with its reply address came from ``sender`` (a
     checked address) and was not played."""
     assert game.id is not None
-    seat_row, player = store.seats_of(session, game.id)[seat]
+    seat_row, player = seats_of(session, game.id)[seat]
     context = {
         **game_facts(game),
         "sender": sender,

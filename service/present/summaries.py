@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 import engine
 from service import clock
-from service.games import store
 from service.games.records import cut_words
+from service.games.seats import seats_of
 from service.games.series import score_of_game
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
@@ -21,7 +21,7 @@ from service.models import Game, GameStatus, Player, Seat, SeriesStatus
 def load_summary(session: Session, game: Game) -> dict[str, Any]:
     """The public summary of a game, loading its seats."""
     assert game.id is not None
-    return public_summary(game, store.seats_of(session, game.id))
+    return public_summary(game, seats_of(session, game.id))
 
 
 def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
 def computer_plays_now(session: Session, game: Game) -> str | None:
     """``computer_plays`` now, for a page's ETag (the seats come from the session's cache)."""
     assert game.id is not None
-    return computer_plays(game, store.seats_of(session, game.id), clock.now())
+    return computer_plays(game, seats_of(session, game.id), clock.now())
 
 
 def computer_plays(game: Game, seats: dict[str, tuple[Seat, Player]], now: datetime) -> str | None:
@@ -120,7 +120,7 @@ def series_note(session: Session, game: Game, seat: str | None = None) -> dict[s
         return None
     series = score.series
     assert game.id is not None
-    names = {s: p.display_name for s, (_, p) in store.seats_of(session, game.id).items()}
+    names = {s: p.display_name for s, (_, p) in seats_of(session, game.id).items()}
     return {
         "number": [g.id for g in score.games].index(game.id) + 1,
         "page_url": url_for("history.series_page", public_id=series.public_id),
@@ -133,4 +133,4 @@ def series_note(session: Session, game: Game, seat: str | None = None) -> dict[s
 def _latest_game_url(session: Session, latest: Game, game: Game, seat: str | None) -> str | None:
     if seat is None or latest.id is None or latest.id == game.id:
         return None
-    return private_page_url(store.seats_of(session, latest.id)[seat][0])
+    return private_page_url(seats_of(session, latest.id)[seat][0])

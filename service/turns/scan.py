@@ -27,7 +27,7 @@ import engine
 from service import clock
 from service.after_commit import publish_after_commit
 from service.db import session_scope
-from service.games import store
+from service.games.loaded import lock_loaded_game
 from service.games.state import apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
 from service.present import game_emails
@@ -166,11 +166,12 @@ def check_game(game_id: int, now: datetime) -> Checked:
     so a second check at the same moment finds nothing more to do. A computer seat has no
     deadline: its turn starts (``start_turn``) when its delay is over."""
     with session_scope() as session:
-        game = store.lock_game_with_seats(session, game_id)
+        loaded = lock_loaded_game(session, game_id)
+        game = loaded.game
         if game.status != GameStatus.ACTIVE or game.deadline is None or game.next_check_at is None:
             return Checked.NOTHING
         state = load_state(session, game)
-        seat_row, player = store.seats_of(session, game_id)[state.to_move]
+        seat_row, player = loaded.seats[state.to_move]
         if player.computer is None:
             return _check_person(session, game, state, seat_row, now)
         computer_turn = game.current_turn

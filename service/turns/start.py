@@ -22,9 +22,10 @@ import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.db import session_scope
-from service.games import store
 from service.games.computer import computer_due, play_computer_turn
+from service.games.loaded import lock_loaded_game
 from service.games.preferences import turn_preferences
+from service.games.seats import seats_of
 from service.games.series import continue_series
 from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
@@ -94,7 +95,7 @@ def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
     game.turn_started_at = game.deadline - game.days_per_move * clock.game_day()
     game.reminders_sent = []
     game.late_notice_sent = False
-    if store.seats_of(session, game.id)[seat][1].computer is not None:
+    if seats_of(session, game.id)[seat][1].computer is not None:
         game.next_check_at = computer_due(game)
         note_for_commit(session, PENDING_KEY, (game.id, turn, COMPUTER_TURN_TASK))
     else:
@@ -129,7 +130,8 @@ def start_turn(game_id: int, turn: int) -> Started:
     A claim may end the game: then the game-over emails go instead."""
     now = clock.now()
     with session_scope() as session:
-        game = store.lock_game_with_seats(session, game_id)
+        loaded = lock_loaded_game(session, game_id)
+        game = loaded.game
         if game.turn_notified >= turn:
             return Started.ALREADY
         if game.status != GameStatus.ACTIVE:
@@ -140,7 +142,7 @@ def start_turn(game_id: int, turn: int) -> Started:
             session.add(game)
             return Started.STALE
         seat = state.to_move
-        seat_row, player = store.seats_of(session, game_id)[seat]
+        seat_row, player = loaded.seats[seat]
         if player.computer is not None:
             return _computer_turn(session, game, state, player.computer, now)
         chosen = turn_preferences(player, seat_row)

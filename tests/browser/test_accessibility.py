@@ -20,7 +20,8 @@ from playwright.sync_api import Browser, Page
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.inbound.receive import Outcome, receive
 from service.models import Series
 from service.outbox import MailKind
@@ -160,7 +161,7 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
     # and the end (by resignation).
     waiting = "B" if state_of(app, game_id).to_move == "A" else "A"
     with app.app_context(), session_scope() as session:
-        waiter = store.seats_of(session, game_id)[waiting][1].id
+        waiter = seats_of(session, game_id)[waiting][1].id
         assert waiter is not None
         mark_bouncing(session, waiter, "550 5.1.1 no such user")
     with app.app_context(), session_scope() as session:
@@ -211,7 +212,7 @@ def check_series_and_replies(audit: Audit, client: Any) -> None:
     game_id = invitation.game_id
     assert game_id is not None
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         series = session.get(Series, game.series_id)
         assert series is not None
         ben_page = f"/p/{tokens.make_private_token(game_id, 'B', 0)}"
@@ -250,7 +251,7 @@ def check_series_and_replies(audit: Audit, client: Any) -> None:
 
 def store_public_id(server: LiveServer, game_id: int) -> str:
     with server.app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id).public_id
+        return get_game(session, game_id).public_id
 
 
 def check_the_board_reads_as_it_shows(
@@ -262,7 +263,7 @@ def check_the_board_reads_as_it_shows(
     seen = engine.spectator_view(state)
     flag = next(f for f in seen.flags if f.cards[mover])
     with audit.server.app.app_context(), session_scope() as session:
-        name = store.seats_of(session, game_id)[mover][1].display_name
+        name = seats_of(session, game_id)[mover][1].display_name
     page = audit.page
     page.goto(audit.server.url + url)
     tree = page.locator("ol.line > li").nth(flag.number - 1).aria_snapshot()

@@ -23,7 +23,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.rows import lock_game
 from tests.browser.conftest import PHONE, LiveServer, Shots
 
 SEED = "browser-scout-4"
@@ -142,7 +142,7 @@ def test_two_seats_play_with_a_scout(
     with server.app.app_context():
         game_id = tokens.read_private_token(alice_private.rsplit("/", 1)[1]).game_id
         with session_scope() as session:
-            game = store.lock_game(session, game_id)
+            game = lock_game(session, game_id)
             assert game.deal is None, "the seed must be set before the deal"
             game.seed = SEED
             game.seed_commitment = engine.seed_commitment(SEED)

@@ -34,7 +34,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, exp
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_or_add_player
+from service.games.rows import get_game
 from service.games.state import load_state
 from service.templating import card_face
 from tests.browser.conftest import PHONE, REPO, LiveServer, Shots
@@ -97,7 +98,7 @@ def three_shots() -> Shots:
 
 def state_of(server: LiveServer, game_id: int) -> engine.GameState:
     with server.app.app_context(), session_scope() as session:
-        return load_state(session, store.get_game(session, game_id))
+        return load_state(session, get_game(session, game_id))
 
 
 def labels_of(codes: list[str]) -> list[str]:
@@ -191,7 +192,7 @@ def test_three_seats_play_a_whole_game(
     # Ann has played here before (the one reach behind the pages before the seed): she signs her
     # browser in from her games link, emailed to her address.
     with server.app.app_context(), session_scope() as session:
-        store.find_or_add_player(session, PLAYERS["A"][1], PLAYERS["A"][0])
+        find_or_add_player(session, PLAYERS["A"][1], PLAYERS["A"][0])
     ann.goto(f"{server.url}/me")
     ann.get_by_label("Your email").fill(PLAYERS["A"][1])
     ann.get_by_role("button", name="Send me the link").click()
@@ -230,7 +231,7 @@ def test_three_seats_play_a_whole_game(
     with server.app.app_context():
         game_id = tokens.read_private_token(urls["A"].rsplit("/", 1)[1]).game_id
     with server.app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         assert game.status == "active" and game.seed == SEED
         public_id = game.public_id
 

@@ -188,10 +188,10 @@ def sign_in_as(app: Flask, client: FlaskClient, email: str, name: str = "Alice")
     the button of their emailed "my games" link."""
     from service import tokens
     from service.db import session_scope
-    from service.games import store
+    from service.games.players import find_or_add_player
 
     with app.app_context(), session_scope() as session:
-        player = store.find_or_add_player(session, email, name)
+        player = find_or_add_player(session, email, name)
         assert player.id is not None
         token = tokens.make_games_token(player.id, player.token_generation)
     response = client.post(f"/me/{token}/sign-in")

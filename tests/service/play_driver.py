@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.rows import get_game
 from tests.service.conftest import sign_in_as
 
 
@@ -166,7 +166,7 @@ def create_and_accept(
     accepted = client.post(f"/p/{token_b}/accept")
     assert accepted.status_code == 303
     with app.app_context(), session_scope() as session:
-        public_id = store.get_game(session, seat_token.game_id).public_id
+        public_id = get_game(session, seat_token.game_id).public_id
     page = client.get(f"/p/{token_a}").get_data(as_text=True)
     assert f'href="/games/{public_id}"' in page, "the private page links to the public page"
     return {

@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
 from service.games.state import load_state
 from service.models import Game, InboundMessage
 from service.outbox.models import OutboxMessage
@@ -83,7 +83,7 @@ def position(app: Flask, game_id: int) -> Position:
         game = session.get(Game, game_id)
         assert game is not None
         state = load_state(session, game)
-        log = tuple(e.notation for e in store.move_log(session, game_id))
+        log = tuple(e.notation for e in move_log(session, game_id))
         return Position(game_id, game.ply, state.to_move, state, log, game.status)
 
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from service.after_commit import note_for_commit, on_commit
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_or_add_player
 
 KEY = "tests.after_commit"
 calls: list[list[Any]] = []
@@ -29,7 +29,7 @@ def test_notes_are_dispatched_once_after_the_real_commit_not_a_savepoint(app: Fl
     with app.app_context(), session_scope() as session:
         note_for_commit(session, KEY, 1)
         with session.begin_nested():
-            store.find_or_add_player(session, "saved@example.org", "Saved")
+            find_or_add_player(session, "saved@example.org", "Saved")
         assert calls == []  # the savepoint's release published nothing
         note_for_commit(session, KEY, 2)
     assert calls == [[1, 2]]
@@ -38,7 +38,7 @@ def test_notes_are_dispatched_once_after_the_real_commit_not_a_savepoint(app: Fl
 def test_a_savepoint_rolled_back_keeps_the_notes(app: Flask) -> None:
     with app.app_context(), session_scope() as session:
         note_for_commit(session, KEY, "kept")
-        store.find_or_add_player(session, "twice@example.org", "Twice")
+        find_or_add_player(session, "twice@example.org", "Twice")
         session.flush()
         with pytest.raises(IntegrityError), session.begin_nested():
             from service.models import Player

@@ -14,7 +14,8 @@ from sqlmodel import col, update
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
+from service.games.rows import get_game
 from service.games.state import apply_moves, load_state, state_at
 from service.kept import Kept
 from service.models import MoveEntry
@@ -26,7 +27,7 @@ def play_with_claims(app: Flask, game_id: int, rng: random.Random) -> engine.Gam
     """Random legal moves through the service, claiming whatever can be claimed, to the end."""
     for _ in range(2000):
         with app.app_context(), session_scope() as session:
-            state = load_state(session, store.get_game(session, game_id))
+            state = load_state(session, get_game(session, game_id))
             if state.result is not None:
                 return state
             moves = engine.legal_moves(state)
@@ -45,8 +46,8 @@ def test_every_claim_is_kept_with_what_a_replay_says_of_it(
     final = play_with_claims(app, game["id"], random.Random(ruleset))
     assert final.result is not None
     with app.app_context(), session_scope() as session:
-        row = store.get_game(session, game["id"])
-        entries = store.move_log(session, game["id"])
+        row = get_game(session, game["id"])
+        entries = move_log(session, game["id"])
         claims = [e for e in entries if " claim " in f" {e.notation} "]
         assert claims, "random movers that claim what they can make claims"
         for entry in entries:

@@ -17,8 +17,10 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
 from service.games.computer import computer_email
+from service.games.move_log import move_log
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.games.series import series_score
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import FormError, parse_new_game
@@ -52,13 +54,13 @@ def play_people(app: Flask, game_id: int, rng: random.Random, *, limit: int = 40
     with app.app_context():
         for _ in range(limit):
             with session_scope() as session:
-                game = store.get_game(session, game_id)
+                game = get_game(session, game_id)
                 if game.status != GameStatus.ACTIVE:
                     return game
                 state = load_state(session, game)
                 seat = state.to_move
                 assert seat is not None
-                _, player = store.seats_of(session, game_id)[seat]
+                _, player = seats_of(session, game_id)[seat]
                 assert player.computer is None, "the computer's turn was not played"
                 move = rng.choice(engine.legal_moves(state))
                 apply_moves(session, game_id, seat, state.ply, [move])
@@ -84,10 +86,10 @@ def test_a_game_against_the_computer_is_dealt_at_once_and_played_to_its_end(app:
     game = play_people(app, game_id, random.Random(1))
     assert game.status == GameStatus.FINISHED
     with app.app_context(), session_scope() as session:
-        seats = store.seats_of(session, game_id)
+        seats = seats_of(session, game_id)
         assert seats["B"][1].computer == "normal"
         assert seats["B"][0].accepted
-        log = store.move_log(session, game_id)
+        log = move_log(session, game_id)
     assert {entry.seat for entry in log} == {"A", "B"}
     # The computer reads no email; its opponent got their turns and the end.
     assert outbox_to(app, computer_email("normal")) == []
@@ -102,11 +104,11 @@ def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
         fields |= {"c_name": "Carol", "c_email": "carol@example.org"}
     game_id = new_game(app, **fields)
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         if ruleset.endswith("3p"):
             # Carol is invited; the computer is in already.
             assert game.status == GameStatus.INVITED
-            seats = store.seats_of(session, game_id)
+            seats = seats_of(session, game_id)
             assert seats["B"][0].accepted and not seats["C"][0].accepted
             token = tokens.SeatToken(game_id=game_id, seat="C", generation=0)
             from service.lobby.lifecycle import accept_invitation
@@ -121,7 +123,7 @@ def test_two_computer_seats_in_a_game_for_three(app: Flask) -> None:
     game = play_people(app, game_id, random.Random(3))
     assert game.status == GameStatus.FINISHED
     with app.app_context(), session_scope() as session:
-        seats = store.seats_of(session, game_id)
+        seats = seats_of(session, game_id)
     assert [seats[s][1].computer for s in "ABC"] == [None, "random", "normal"]
 
 
@@ -132,29 +134,29 @@ def test_the_computer_waits_its_delay_then_the_scan_plays_its_turn(database_url:
     try:
         game_id = new_game(app, b_computer="random")
         with app.app_context(), session_scope() as session:
-            game = store.get_game(session, game_id)
+            game = get_game(session, game_id)
             state = load_state(session, game)
         if state.to_move == "A":
             with app.app_context(), session_scope() as session:
-                state = load_state(session, store.get_game(session, game_id))
+                state = load_state(session, get_game(session, game_id))
                 apply_moves(session, game_id, "A", state.ply, [engine.legal_moves(state)[0]])
                 # ... and the rest of A's turn, until the computer is to move.
             with app.app_context():
                 _finish_turn(game_id, "A")
         with app.app_context(), session_scope() as session:
-            game = store.get_game(session, game_id)
+            game = get_game(session, game_id)
             ply = game.ply
             assert game.to_move == "B" and game.next_check_at is not None
             assert game.next_check_at == game.turn_started_at + timedelta(seconds=300)
         with app.app_context():
             assert check_game(game_id, start + timedelta(seconds=299)) is Checked.NOTHING
             with session_scope() as session:
-                assert store.get_game(session, game_id).ply == ply
+                assert get_game(session, game_id).ply == ply
             app.config["CLOCK_NOW"] = start + timedelta(seconds=301)
             assert check_game(game_id, start + timedelta(seconds=301)) is Checked.COMPUTER_PLAYED
             assert check_game(game_id, start + timedelta(seconds=302)) is Checked.NOTHING
             with session_scope() as session:
-                game = store.get_game(session, game_id)
+                game = get_game(session, game_id)
                 assert game.ply > ply and game.to_move == "A"
     finally:
         empty_and_close(app)
@@ -164,7 +166,7 @@ def _finish_turn(game_id: int, seat: str) -> None:
     """Play ``seat``'s first legal moves until its turn ends."""
     while True:
         with session_scope() as session:
-            state = load_state(session, store.get_game(session, game_id))
+            state = load_state(session, get_game(session, game_id))
             if state.to_move != seat or state.result is not None:
                 return
             apply_moves(session, game_id, seat, state.ply, [engine.legal_moves(state)[0]])
@@ -187,7 +189,7 @@ def test_nobody_can_name_the_computer_s_address_or_an_unknown_level() -> None:
 
 def _series_of(app: Flask, game_id: int) -> tuple[Series, list[Game]]:
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         assert game.series_id is not None
         series = session.get(Series, game.series_id)
         assert series is not None
@@ -361,7 +363,7 @@ def test_a_rematch_invites_the_other_player_who_accepts_from_their_email(
         assert len(games) == 2
         rematch = games[1]
         assert rematch.status == GameStatus.INVITED and rematch.id is not None
-        seats = store.seats_of(session, rematch.id)
+        seats = seats_of(session, rematch.id)
         # Bob offered it: he sits at A, Alice is invited.
         assert seats["A"][1].email == "bob@example.org" and seats["A"][0].accepted
         assert seats["B"][1].email == "alice@example.org" and not seats["B"][0].accepted

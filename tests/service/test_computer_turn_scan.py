@@ -15,7 +15,9 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.loaded import lock_loaded_game
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.games.state import apply_moves, load_state
 from service.links import private_page_url
 from service.models import Game
@@ -59,7 +61,7 @@ def computer_to_move(app: Flask) -> int:
     with app.app_context():
         while True:
             with session_scope() as session:
-                state = load_state(session, store.get_game(session, game_id))
+                state = load_state(session, get_game(session, game_id))
                 if state.to_move == "B":
                     break
                 apply_moves(session, game_id, "A", state.ply, [engine.legal_moves(state)[0]])
@@ -68,7 +70,7 @@ def computer_to_move(app: Flask) -> int:
 
 def the_game(app: Flask, game_id: int) -> Game:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id)
+        return get_game(session, game_id)
 
 
 def scan_at(app: Flask, moment: datetime) -> scan.ScanReport:
@@ -112,7 +114,7 @@ def test_a_computer_turn_whose_start_was_lost_is_still_played_by_the_sweep(
     ply = the_game(app, game_id).ply
     # The check took the turn (it clears the next check) and its start never ran.
     with app.app_context(), session_scope() as session:
-        game = store.lock_game_with_seats(session, game_id)
+        game = lock_loaded_game(session, game_id).game
         game.next_check_at = None
         session.add(game)
     caplog.set_level(logging.WARNING, logger=start.__name__)
@@ -133,7 +135,7 @@ def test_a_person_s_lost_turn_start_is_still_found(
     # The computer's move began A's turn; its start task (run after the commit) is undone here,
     # as if it had been lost.
     with app.app_context(), session_scope() as session:
-        game = store.lock_game_with_seats(session, game_id)
+        game = lock_loaded_game(session, game_id).game
         game.turn_notified = game.current_turn - 1
         turn = game.current_turn
         session.add(game)
@@ -147,9 +149,9 @@ def test_the_pages_say_when_the_computer_will_play(app: Flask) -> None:
     game_id = computer_to_move(app)
     client = app.test_client()
     with app.test_request_context(), session_scope() as session:
-        seat = store.seats_of(session, game_id)["A"][0]
+        seat = seats_of(session, game_id)["A"][0]
         private = private_page_url(seat).removeprefix(app.config["BASE_URL"])
-        public = f"/games/{store.get_game(session, game_id).public_id}"
+        public = f"/games/{get_game(session, game_id).public_id}"
     app.config["CLOCK_NOW"] = the_game(app, game_id).turn_started_at
     assert "Computer (random) will play in about 5 minutes." in page_text(client, private)
     assert "Computer (random) will play in about 5 minutes." in page_text(client, public)

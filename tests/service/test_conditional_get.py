@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
+from service.games.rows import get_game
 from service.games.state import load_state
-from service.games.store import get_game
 from tests.service.play_driver import create_and_accept
 
 

@@ -13,7 +13,7 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_or_add_player
 from service.models import Game, Player, Seat
 from service.outbox.addresses import mark_bouncing
 from tests.service.conftest import sign_in_as
@@ -192,7 +192,7 @@ def test_cli_create_refuses_an_invitee_whose_address_bounces(
     app: Flask, runner: FlaskCliRunner
 ) -> None:
     with app.app_context(), session_scope() as session:
-        bob = store.find_or_add_player(session, "bob@example.org", "Bob")
+        bob = find_or_add_player(session, "bob@example.org", "Bob")
         assert bob.id is not None
         mark_bouncing(session, bob.id, "550 5.1.1 no such user")
     args = ["games", "create", "--a-name", "Alice", "--a-email", "alice@example.org"]

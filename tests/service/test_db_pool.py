@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from flask import Flask
 
 from service.db import ReadOnlyError, make_engine, read_scope, session_scope, upgrade_schema
-from service.games import store
+from service.games.rows import get_game
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game
 from tests.service.conftest import VALID_FORM, PostgresServer, empty_and_close, make_test_app
@@ -91,14 +91,14 @@ def test_a_connection_dropped_a_moment_ago_is_pinged_once_and_replaced(
 def test_a_read_scope_refuses_to_write(app: Flask, new_game: SimpleNamespace) -> None:
     with app.app_context():
         with session_scope() as session:
-            days = store.get_game(session, new_game.id).days_per_move
+            days = get_game(session, new_game.id).days_per_move
         with pytest.raises(ReadOnlyError), read_scope() as session:
-            game = store.get_game(session, new_game.id)
+            game = get_game(session, new_game.id)
             game.days_per_move += 1
             session.add(game)
             session.flush()
         with read_scope() as session:
-            assert store.get_game(session, new_game.id).days_per_move == days
+            assert get_game(session, new_game.id).days_per_move == days
 
 
 def test_a_read_scope_reads_each_latest_commit(url: str) -> None:
@@ -114,12 +114,12 @@ def test_a_read_scope_reads_each_latest_commit(url: str) -> None:
                 game_id, before = game.id, game.days_per_move
             assert game_id is not None
             with read_scope() as reader:
-                assert store.get_game(reader, game_id).days_per_move == before
+                assert get_game(reader, game_id).days_per_move == before
                 with session_scope() as writer:
-                    game = store.get_game(writer, game_id)
+                    game = get_game(writer, game_id)
                     game.days_per_move = before + 1
                     writer.add(game)
                 reader.expire_all()
-                assert store.get_game(reader, game_id).days_per_move == before + 1
+                assert get_game(reader, game_id).days_per_move == before + 1
     finally:
         empty_and_close(app)

@@ -15,9 +15,9 @@ from flask.testing import FlaskClient
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import LogEntry, move_log
+from service.games.rows import get_game
 from service.games.state import apply_moves
-from service.games.store import LogEntry
 from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
 from service.present.claims import deciding_flags
@@ -106,7 +106,7 @@ def test_a_claim_is_explained_to_both_players_in_emails_and_on_the_pages(
         rf"{NAMES[claimer]}'s .* {FORMATION} (cannot be beaten|stands|ties|can at)", page
     )
     with app.app_context(), session_scope() as session:
-        public_id = store.get_game(session, game_id).public_id
+        public_id = get_game(session, game_id).public_id
     public = client.get(f"/games/{public_id}").get_data(as_text=True)
     public_words = words(public)
     loser_name = NAMES[loser]
@@ -216,7 +216,7 @@ def test_one_orientation_everywhere_other_seat_left_you_right(
 
 def rows_log(app: Flask, game_id: int) -> list[str]:
     with app.app_context(), session_scope() as session:
-        return [e.notation for e in store.move_log(session, game_id)]
+        return [e.notation for e in move_log(session, game_id)]
 
 
 # --- unsubscribing never silently costs a game -----------------------------------------------

@@ -15,7 +15,8 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import get_engine, session_scope
-from service.games import store
+from service.games.move_log import append_move
+from service.games.rows import get_game
 from service.history.my_games import request_my_games_link
 from service.models import Player
 from tests.service.conftest import PRODUCTION_SETTINGS, make_test_app
@@ -34,7 +35,7 @@ def play_some(client: FlaskClient, game: dict[str, Any], presses: int, seed: int
 
 def seed_of(app: Flask, game_id: int) -> str:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id).seed
+        return get_game(session, game_id).seed
 
 
 def test_public_page_steps_through_positions(app: Flask, client: FlaskClient) -> None:
@@ -72,9 +73,9 @@ def test_the_public_page_lists_the_log_up_to_the_games_row(app: Flask, client: F
     game = create_and_accept(app, client, seed="history-bound")
     play_some(client, game, 4)
     with app.app_context(), session_scope() as session:
-        stored = store.get_game(session, game["id"])
+        stored = get_game(session, game["id"])
         last = stored.ply
-        store.append_move(session, game["id"], last, "A", "A: pass")
+        append_move(session, game["id"], last, "A", "A: pass")
     html = client.get(f"/games/{game['public_id']}").get_data(as_text=True)
     assert f"Position {last} of {last}" in html
     assert f"?ply={last + 1}" not in html and "A: pass" not in html

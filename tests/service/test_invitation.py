@@ -15,8 +15,11 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import alembic_config, session_scope, upgrade_schema
-from service.games import store
+from service.games.players import find_or_add_player
 from service.games.records import cut_words, game_record
+from service.games.rows import get_game
+from service.games.seats import seats_of
+from service.games.snapshots import latest_snapshot
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game
 from service.models import Game, Snapshot, utcnow
@@ -29,7 +32,7 @@ from tests.worker.outbox_rows import rows
 
 def _game(app: Flask, game_id: int) -> Game:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id)
+        return get_game(session, game_id)
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])
@@ -63,7 +66,7 @@ def test_accept_deals_and_starts(
     assert game.deadline is not None
     assert before + timedelta(days=3) <= game.deadline <= utcnow() + timedelta(days=3)
     with app.app_context(), session_scope() as session:
-        seats = store.seats_of(session, new_game.id)
+        seats = seats_of(session, new_game.id)
         assert seats["B"][0].accepted
         snapshots = session.exec(select(Snapshot).where(Snapshot.game_id == new_game.id)).all()
         assert [s.ply for s in snapshots] == [0]
@@ -82,7 +85,7 @@ def test_deal_comes_from_the_seed(
     assert record.deal == deal
     # The stored snapshot is the engine's starting position, and it reads back.
     with app.app_context(), session_scope() as session:
-        snapshot = store.latest_snapshot(session, new_game.id)
+        snapshot = latest_snapshot(session, new_game.id)
         assert snapshot is not None
         state = engine.state_from_json(snapshot.state)
     assert state == engine.start(record.ruleset, record.claims, deal)
@@ -90,8 +93,8 @@ def test_deal_comes_from_the_seed(
     # The cut is shown (R2).
     page = client.get(f"/games/{new_game.public_id}").get_data(as_text=True)
     with app.app_context(), session_scope() as session:
-        stored = store.get_game(session, new_game.id)
-        names = {s: p.display_name for s, (_, p) in store.seats_of(session, new_game.id).items()}
+        stored = get_game(session, new_game.id)
+        names = {s: p.display_name for s, (_, p) in seats_of(session, new_game.id).items()}
         assert cut_words(stored, names) in page
     assert deal.describe_cut() not in page, "names and card names, not seat letters and codes"
 
@@ -153,7 +156,7 @@ def test_wrong_method(client: FlaskClient, new_game: SimpleNamespace) -> None:
 
 def _bouncing(app: Flask, email: str, name: str) -> None:
     with app.app_context(), session_scope() as session:
-        player = store.find_or_add_player(session, email, name)
+        player = find_or_add_player(session, email, name)
         assert player.id is not None
         mark_bouncing(session, player.id, "550 5.1.1 no such user")
 
@@ -214,7 +217,7 @@ def test_a_game_invited_before_invited_at_was_kept_counts_as_invited(
     private = f"/p/{new_game.token['A']}"
     client.post(f"{private}/invite")
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, new_game.id)
+        game = get_game(session, new_game.id)
         game.invited_at = None  # as 0018 left a game invited before it
         session.add(game)
     command.downgrade(alembic_config(database_url), "0021")

@@ -35,7 +35,9 @@ from sqlmodel import col, func, select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.games.state import load_state
 from service.outbox.models import OutboxMessage
 from service.present.move_links import move_link_url
@@ -90,7 +92,7 @@ def test_patterns_respect_word_boundaries() -> None:
 
 def hands_and_state(app: Flask, game_id: int) -> tuple[dict[str, list[str]], engine.GameState]:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, store.get_game(session, game_id))
+        state = load_state(session, get_game(session, game_id))
     return {s: engine.view(state, s)["hand"] for s in state.ruleset.seats}, state
 
 
@@ -98,9 +100,9 @@ def put_back_by(app: Flask, game_id: int) -> dict[str, set[str]]:
     """The cards each seat put back on a deck after a Scout: that seat knows them (and may see
     another draw them), so its own pages may name them wherever they went."""
     with app.app_context(), session_scope() as session:
-        ruleset = engine.get_ruleset(store.get_game(session, game_id).ruleset)
+        ruleset = engine.get_ruleset(get_game(session, game_id).ruleset)
         known: dict[str, set[str]] = {seat: set() for seat in ruleset.seats}
-        for entry in store.move_log(session, game_id):
+        for entry in move_log(session, game_id):
             move = engine.parse_move(entry.notation, ruleset)
             known[entry.seat].update(move.cards)
     return known
@@ -114,7 +116,7 @@ def confirm_pages(
     indices = random.Random(state.ply).sample(range(len(moves)), min(k, len(moves)))
     pages = []
     with app.app_context(), session_scope() as session:
-        row = store.seats_of(session, game["id"])[state.to_move][0]
+        row = seats_of(session, game["id"])[state.to_move][0]
         urls = [move_link_url(row, state.ply, i).removeprefix("http://bl.test") for i in indices]
     for url in urls:
         response = client.get(url)
@@ -247,7 +249,7 @@ def create_and_accept_three(
     for seat in ("B", "C"):
         assert client.post(f"/p/{token[seat]}/accept").status_code == 303
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         assert game.status == "active", game.status
         public_id = game.public_id
     return {"id": game_id, "public_id": public_id, "token": token}

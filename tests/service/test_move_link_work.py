@@ -15,7 +15,8 @@ from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 import engine
-from service.games import store
+from service.games import state as game_state
+from service.games.snapshots import snapshot_at_or_before
 from service.history import routes as history_routes
 from service.mail import routes as mail_routes
 from service.play import routes
@@ -46,7 +47,7 @@ def counts(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> C
     """Position reads (each starts from a stored snapshot) and engine applies, anywhere: the
     service calls ``engine.apply``, the engine's own helpers the function in ``engine.apply``."""
     counted = Counts()
-    read = store.snapshot_at_or_before
+    read = snapshot_at_or_before
     apply_module = sys.modules["engine.apply"]
     real_apply: Callable[..., Any] = apply_module.apply
 
@@ -64,7 +65,7 @@ def counts(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> C
     sa.event.listen(Session, "before_commit", committed)
     request.addfinalizer(lambda: sa.event.remove(Session, "before_commit", committed))
 
-    monkeypatch.setattr(store, "snapshot_at_or_before", counted_read)
+    monkeypatch.setattr(game_state, "snapshot_at_or_before", counted_read)
     monkeypatch.setattr(apply_module, "apply", counted_apply)
     monkeypatch.setattr(engine, "apply", counted_apply)
     return counted

@@ -7,7 +7,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_player
 from service.outbox import MailKind
 from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.worker.outbox_rows import link_to, path_of, rows
@@ -30,7 +30,7 @@ BOB_INVITES_CAROL = {
 
 def _name(app: Flask, email: str) -> str:
     with app.app_context(), session_scope() as session:
-        player = store.find_player(session, email)
+        player = find_player(session, email)
         assert player is not None
         return player.display_name
 

@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_or_add_player, find_player
 from service.models import Game, Player, Seat
 from service.outbox import MailKind
 from service.outbox.addresses import confirm
@@ -28,7 +28,7 @@ TOKEN = re.compile(r"/(p|m|me)/[A-Za-z0-9_.\-]{20,}")
 
 def _player(app: Flask, email: str) -> Player:
     with app.app_context(), session_scope() as session:
-        player = store.find_player(session, email)
+        player = find_player(session, email)
         assert player is not None
         return player
 
@@ -36,7 +36,7 @@ def _player(app: Flask, email: str) -> Player:
 def _confirmed_owner(app: Flask, email: str = "alice@example.org") -> None:
     """An address whose owner confirmed it earlier (the setting of the defect)."""
     with app.app_context(), session_scope() as session:
-        player = store.find_or_add_player(session, email, "Alice")
+        player = find_or_add_player(session, email, "Alice")
         assert player.id is not None
         confirm(session, player.id)
 
@@ -206,7 +206,7 @@ def test_player_defaults_need_the_owner_signed_in(app: Flask, client: FlaskClien
 
 def test_sign_in_cookie_is_httponly_lax_and_revocable(app: Flask, client: FlaskClient) -> None:
     with app.app_context(), session_scope() as session:
-        player = store.find_or_add_player(session, "alice@example.org", "Alice")
+        player = find_or_add_player(session, "alice@example.org", "Alice")
         assert player.id is not None
         token = tokens.make_games_token(player.id, 0)
     # Opening the link signs nobody in (mail scanners open every link).
@@ -218,7 +218,7 @@ def test_sign_in_cookie_is_httponly_lax_and_revocable(app: Flask, client: FlaskC
     assert "Alice's games" in client.get("/me").get_data(as_text=True)
     # A new generation (links revoked) ends the sign-in too.
     with app.app_context(), session_scope() as session:
-        player = store.find_player(session, "alice@example.org")
+        player = find_player(session, "alice@example.org")
         assert player is not None
         player.token_generation += 1
         session.add(player)

@@ -19,12 +19,16 @@ from sqlmodel import col, delete
 
 import engine
 from service.db import get_engine, session_scope
-from service.games import store
+from service.games.loaded import load_game, loaded_in, lock_loaded_game
+from service.games.players import find_player
+from service.games.rows import get_game
+from service.games.seats import address_statuses, seats_of
 from service.games.state import apply_moves, load_state
 from service.models import Snapshot
 from service.outbox.addresses import bouncing_addresses, mark_bouncing
 from service.outbox.kinds import MailKind
 from service.outbox.queue import blocked_reason
+from service.present.move_links import move_link_url
 from tests.service.play_driver import create_and_accept
 
 
@@ -32,14 +36,14 @@ def play(app: Flask, game_id: int, plies: int, rng: random.Random) -> engine.Gam
     """Random legal moves through the service, ``plies`` of them (or to the end)."""
     for _ in range(plies):
         with app.app_context(), session_scope() as session:
-            state = load_state(session, store.get_game(session, game_id))
+            state = load_state(session, get_game(session, game_id))
             if state.result is not None:
                 break
             assert state.to_move is not None
             move = rng.choice(engine.legal_moves(state))
             apply_moves(session, game_id, state.to_move, state.ply, [move])
     with app.app_context(), session_scope() as session:
-        return load_state(session, store.get_game(session, game_id))
+        return load_state(session, get_game(session, game_id))
 
 
 @contextmanager
@@ -81,7 +85,7 @@ def test_a_private_page_reads_the_game_and_its_latest_moves_only(
     seat = state.to_move
     assert seat is not None
     with app.app_context(), session_scope() as session:
-        bob = store.find_player(session, "bob@example.org")
+        bob = find_player(session, "bob@example.org")
         assert bob is not None and bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
     page, tables = tables_read(app, client, f"/p/{game['token'][seat]}")
@@ -126,7 +130,7 @@ def test_bouncing_addresses_read_the_seats_when_no_page_did(
     """Asked first (no page read the game in this session), the statuses come with the seats."""
     game = create_and_accept(app, client, seed="page-reads-statuses")
     with app.app_context(), session_scope() as session:
-        bob = store.find_player(session, "bob@example.org")
+        bob = find_player(session, "bob@example.org")
         assert bob is not None and bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
     with app.app_context(), session_scope() as session:
@@ -144,7 +148,7 @@ def test_a_move_reads_the_game_twice_and_writes_its_row_once(
     game = create_and_accept(app, client, seed="move-writes")
     play(app, game["id"], 20, random.Random(4))
     with app.app_context(), session_scope() as session:
-        state = load_state(session, store.get_game(session, game["id"]))
+        state = load_state(session, get_game(session, game["id"]))
     assert state.result is None and state.to_move is not None
     # A turn that ends: a card played and a card drawn (or the end of the turn).
     card = next(m for m in engine.legal_moves(state) if m.action is engine.Action.PLAY)
@@ -171,8 +175,8 @@ def test_a_moves_emails_read_no_address_status_of_their_own(
     blocks); one made in the same transaction afterwards is seen."""
     game = create_and_accept(app, client, seed="move-statuses")
     with app.app_context(), session_scope() as session:
-        store.lock_game_with_seats(session, game["id"])
-        players = [player for _, player in store.seats_of(session, game["id"]).values()]
+        lock_loaded_game(session, game["id"])
+        players = [player for _, player in seats_of(session, game["id"]).values()]
         with selects(app) as sent:
             reasons = [blocked_reason(session, MailKind.YOUR_TURN, p, game["id"]) for p in players]
         assert reasons == [None, None]
@@ -181,3 +185,43 @@ def test_a_moves_emails_read_no_address_status_of_their_own(
         assert bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
         assert blocked_reason(session, MailKind.YOUR_TURN, bob, game["id"]) == "bouncing"
+
+
+def test_a_games_seats_and_statuses_are_read_once_then_come_from_its_loaded_game(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Asked again and again (the emails of a turn ask for each seat), the statuses and the
+    seats cost one query (they come together), and none once the game was loaded; a commit
+    forgets them."""
+    game = create_and_accept(app, client, seed="page-reads-seats")
+    with app.app_context(), session_scope() as session:
+        with selects(app) as sent:
+            statuses = [address_statuses(session, game["id"]) for _ in range(3)]
+            assert [list(seats_of(session, game["id"])) for _ in range(3)] == [["A", "B"]] * 3
+        assert statuses[0] == statuses[1] == statuses[2]
+        assert [re.findall(r"\bFROM (\w+)", s)[0] for s in sent] == ["games"]
+        loaded = load_game(session, game["id"])
+        assert loaded_in(session, game["id"]) is loaded
+        with selects(app) as sent:
+            assert seats_of(session, game["id"]) == dict(loaded.seats)
+            assert address_statuses(session, game["id"]) == statuses[0]
+        assert sent == []
+        session.commit()
+        assert loaded_in(session, game["id"]) is None
+
+
+def test_a_move_links_page_reads_the_game_and_its_latest_moves_only(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Like the private page: the game comes with its seats and the latest snapshot."""
+    game = create_and_accept(app, client, seed="page-reads-move-link")
+    state = play(app, game["id"], 40, random.Random(2))
+    assert state.to_move is not None
+    index = next(
+        i for i, m in enumerate(engine.legal_moves(state)) if m.action is engine.Action.PLAY
+    )
+    with app.app_context(), session_scope() as session:
+        seat = seats_of(session, game["id"])[state.to_move][0]
+        path = move_link_url(seat, state.ply, index).removeprefix("http://bl.test")
+    _, tables = tables_read(app, client, path)
+    assert tables == ["games", "moves"]

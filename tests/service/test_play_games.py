@@ -15,8 +15,10 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
 from service.games.records import game_record
+from service.games.rows import get_game
+from service.games.snapshots import latest_snapshot
 from service.models import GameStatus
 from tests.service.play_driver import create_and_accept, move_submissions, pick, seat_to_move
 
@@ -33,10 +35,10 @@ MAX_SUBMISSIONS = 1500
 def check_snapshot_is_replay(app: Flask, game_id: int) -> engine.GameState:
     """The latest snapshot is exactly the replay of the log (the log is the truth)."""
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
-        entries = store.move_log(session, game_id)
+        game = get_game(session, game_id)
+        entries = move_log(session, game_id)
         assert [e.ply for e in entries] == list(range(len(entries)))
-        snapshot = store.latest_snapshot(session, game_id)
+        snapshot = latest_snapshot(session, game_id)
         assert snapshot is not None
         replayed = engine.replay(game_record(game, [e.notation for e in entries]))
         assert snapshot.ply == len(entries) == replayed.ply
@@ -73,7 +75,7 @@ def test_full_game_through_the_pages(
     assert final.result is not None
 
     with app.app_context(), session_scope() as session:
-        row = store.get_game(session, game["id"])
+        row = get_game(session, game["id"])
         assert row.status == GameStatus.FINISHED
         assert row.deadline is None
         assert row.result == {

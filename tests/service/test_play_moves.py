@@ -17,13 +17,17 @@ from flask.testing import FlaskClient
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
-from service.games.state import (
+from service.games.move_log import move_log
+from service.games.refusals import (
     AlreadyPlayedError,
     IllegalMoveRefusal,
     StaleMoveError,
     UnreadableMoveError,
     WrongSeatError,
+)
+from service.games.rows import get_game, lock_game
+from service.games.seats import revoke_seat_links, seats_of
+from service.games.state import (
     add_move_listener,
     apply_moves,
     load_state,
@@ -50,17 +54,17 @@ def assert_private_page_of(app: Flask, location: str | None, token: str) -> None
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
     with app.app_context(), session_scope() as session:
-        return load_state(session, store.get_game(session, game_id))
+        return load_state(session, get_game(session, game_id))
 
 
 def log_of(app: Flask, game_id: int) -> list[str]:
     with app.app_context(), session_scope() as session:
-        return [e.notation for e in store.move_log(session, game_id)]
+        return [e.notation for e in move_log(session, game_id)]
 
 
 def game_row(app: Flask, game_id: int) -> Game:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id)
+        return get_game(session, game_id)
 
 
 def to_move(app: Flask, game: dict[str, Any]) -> tuple[str, str, engine.GameState]:
@@ -71,7 +75,7 @@ def to_move(app: Flask, game: dict[str, Any]) -> tuple[str, str, engine.GameStat
 
 def link_for(app: Flask, game_id: int, seat: str, ply: int, index: int) -> str:
     with app.app_context(), session_scope() as session:
-        row = store.seats_of(session, game_id)[seat][0]
+        row = seats_of(session, game_id)[seat][0]
         return move_link_url(row, ply, index).removeprefix("http://bl.test")
 
 
@@ -267,8 +271,8 @@ def test_unknown_game_and_bad_tokens(app: Flask, client: FlaskClient, game: dict
 def test_revoked_private_link(app: Flask, client: FlaskClient, game: dict[str, Any]) -> None:
     seat, token, state = to_move(app, game)
     with app.app_context(), session_scope() as session:
-        store.lock_game(session, game["id"])
-        store.revoke_seat_links(session, store.seats_of(session, game["id"])[seat][0])
+        lock_game(session, game["id"])
+        revoke_seat_links(session, seats_of(session, game["id"])[seat][0])
     play = engine.legal_moves(state)[first_play_index(state)].action_text()
     response = client.post(f"/p/{token}/move", data={"ply": "0", "move": play})
     assert response.status_code == 403
@@ -300,7 +304,7 @@ def test_other_rules_version_is_refused(
     app: Flask, client: FlaskClient, game: dict[str, Any]
 ) -> None:
     with app.app_context(), session_scope() as session:
-        row = store.get_game(session, game["id"])
+        row = get_game(session, game["id"])
         row.rules_version = "0-old"
         session.add(row)
     page = client.get(f"/p/{game['token']['A']}")
@@ -412,7 +416,7 @@ def test_move_links_for_mail(app: Flask, game: dict[str, Any]) -> None:
     seat, _, state = to_move(app, game)
     legal = engine.legal_moves(state)
     with app.app_context(), session_scope() as session:
-        seats = store.seats_of(session, game["id"])
+        seats = seats_of(session, game["id"])
         choices = move_choices(state, seat)
         urls = move_link_urls(seats[seat][0], state.ply, choices.count)
     assert choices.count == len(legal) == len(set(urls))

@@ -16,7 +16,9 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import alembic_config, get_engine, session_scope, upgrade_schema
-from service.games import store
+from service.games.move_log import move_log
+from service.games.rows import get_game
+from service.games.snapshots import SNAPSHOT_BLOCK
 from service.games.state import apply_moves, load_state, replay_log, state_at, states_at
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
@@ -45,7 +47,7 @@ def _play(app: Flask, game_id: int, rng: random.Random, plies: int = 10_000) -> 
     with app.app_context():
         for _ in range(plies):
             with session_scope() as session:
-                game = store.get_game(session, game_id)
+                game = get_game(session, game_id)
                 state = load_state(session, game)
                 if state.result is not None:
                     return
@@ -64,8 +66,8 @@ def _played_game(app: Flask, seed: int) -> int:
 def test_any_position_equals_the_replay_of_the_log(app: Flask) -> None:
     game_id = _played_game(app, 7)
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
-        entries = store.move_log(session, game_id)
+        game = get_game(session, game_id)
+        entries = move_log(session, game_id)
         assert game.ply == len(entries) > 40
         replayed = replay_log(game, [e.notation for e in entries])
         for ply, expected in enumerate(replayed):
@@ -83,8 +85,8 @@ def test_two_positions_at_once_equal_the_replay_of_the_log(app: Flask) -> None:
     # database instead.
     game_id = _played_game(app, 13)
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
-        entries = store.move_log(session, game_id)
+        game = get_game(session, game_id)
+        entries = move_log(session, game_id)
         replayed = [
             engine.state_to_json(s) for s in replay_log(game, [e.notation for e in entries])
         ]
@@ -100,13 +102,13 @@ def test_two_positions_at_once_equal_the_replay_of_the_log(app: Flask) -> None:
 def test_snapshots_are_kept_per_block_and_at_the_latest_ply(app: Flask) -> None:
     game_id = _played_game(app, 11)
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
+        game = get_game(session, game_id)
         plies = list(
             session.exec(
                 select(Snapshot.ply).where(Snapshot.game_id == game_id).order_by(col(Snapshot.ply))
             ).all()
         )
-    block = store.SNAPSHOT_BLOCK
+    block = SNAPSHOT_BLOCK
     assert plies[0] == 0 and plies[-1] == game.ply
     kept = plies[:-1]
     # One snapshot per block reached (its first), so any position is fewer than 2 blocks away.
@@ -119,8 +121,8 @@ def test_the_game_row_follows_every_move(app: Flask) -> None:
     game_id = _dealt_game(app)
     _play(app, game_id, random.Random(3), plies=30)  # checks the row before each move
     with app.app_context(), session_scope() as session:
-        game = store.get_game(session, game_id)
-        assert game.ply == len(store.move_log(session, game_id)) == 30
+        game = get_game(session, game_id)
+        assert game.ply == len(move_log(session, game_id)) == 30
 
 
 def test_the_migration_fills_in_ply_and_seat_and_prunes_snapshots(
@@ -132,8 +134,8 @@ def test_the_migration_fills_in_ply_and_seat_and_prunes_snapshots(
     try:
         game_id = _played_game(app, 5)
         with app.app_context(), session_scope() as session:
-            game = store.get_game(session, game_id)
-            entries = store.move_log(session, game_id)
+            game = get_game(session, game_id)
+            entries = move_log(session, game_id)
             states = replay_log(game, [e.notation for e in entries[:45]])
         engine_ = get_engine(app)
         with engine_.begin() as connection:

@@ -17,7 +17,8 @@ import pytest
 from flask import Flask
 from sqlmodel import SQLModel
 
-from service.config import ConfigError, check_config, config_from_env
+from service.config import ConfigError, config_from_env
+from service.config_checks import check_config
 from service.db import get_engine
 from tests.service.conftest import VALID_FORM, make_test_app
 

@@ -14,7 +14,8 @@ from sqlmodel import col, select
 
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.models import Game, GameStatus
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import sign_in_as
@@ -27,11 +28,11 @@ def finished_game(app: Flask, client: FlaskClient) -> dict[str, Any]:
     """A game between Alice (A) and Bob (B) that Alice resigned."""
     game = create_and_accept(app, client)
     with app.app_context(), session_scope() as session:
-        ply = store.get_game(session, game["id"]).ply
+        ply = get_game(session, game["id"]).ply
     response = client.post(f"/p/{game['token']['A']}/move", data={"ply": ply, "move": "resign"})
     assert response.status_code == 303, response.get_data(as_text=True)
     with app.app_context(), session_scope() as session:
-        assert store.get_game(session, game["id"]).status == GameStatus.FINISHED
+        assert get_game(session, game["id"]).status == GameStatus.FINISHED
     return game
 
 
@@ -80,10 +81,9 @@ def assert_one_rematch(app: Flask, game: dict[str, Any], responses: list[Any]) -
     with app.app_context(), session_scope() as session:
         assert rematch.id is not None
         emails = {
-            letter: player.email
-            for letter, (_, player) in store.seats_of(session, rematch.id).items()
+            letter: player.email for letter, (_, player) in seats_of(session, rematch.id).items()
         }
-        finished = store.get_game(session, game["id"])
+        finished = get_game(session, game["id"])
         assert finished.rematch_game_id == rematch.id
     # Alice's offer led to Alice's seat, Bob's to Bob's.
     assert [emails[seat.seat] for seat in opened] == ["alice@example.org", "bob@example.org"]

@@ -21,7 +21,8 @@ from sqlmodel import col, select
 import engine
 from engine.cards import is_troop, troop_parts
 from service.db import session_scope
-from service.games import store
+from service.games.rows import lock_game
+from service.games.seats import revoke_seat_links, seats_of
 from service.inbound.receive import Outcome, receive
 from service.models import AddressStatus, Game, Player
 from service.outbox.bounce_address import bounce_address
@@ -198,9 +199,9 @@ def other_key_to(ctx: Ctx) -> str:
 def revoke_then_reply(ctx: Ctx) -> Inbound:
     inbound = ctx.reply(ctx.turn())
     with ctx.app.app_context(), session_scope() as session:
-        store.lock_game(session, ctx.game_id)
-        seat, _ = store.seats_of(session, ctx.game_id)[ctx.mover]
-        store.revoke_seat_links(session, seat)
+        lock_game(session, ctx.game_id)
+        seat, _ = seats_of(session, ctx.game_id)[ctx.mover]
+        revoke_seat_links(session, seat)
     return inbound
 
 
@@ -640,8 +641,8 @@ def test_a_reply_key_is_per_seat_and_revoked_with_the_seats_links(
     with app.app_context(), session_scope() as session:
         game = session.get(Game, game_id)
         assert game is not None
-        seat, _ = store.seats_of(session, game_id)["A"]
-        store.revoke_seat_links(session, seat)
+        seat, _ = seats_of(session, game_id)["A"]
+        revoke_seat_links(session, seat)
     ctx = Ctx(app, client, game_id, position(app, game_id).to_move, "B")
     with app.app_context(), session_scope() as session:
         from service.outbox.queue import reply_address

@@ -11,7 +11,8 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_player
+from service.games.seats import revoke_seat_links
 from service.models import Seat
 from tests.service.conftest import VALID_FORM, sign_in_as
 
@@ -59,10 +60,10 @@ def test_revoking_a_seats_links_ends_its_players_sign_ins(app: Flask, client: Fl
     client.post("/games/new", data=VALID_FORM)
     assert _signed_in(client)
     with app.app_context(), session_scope() as session:
-        alice = store.find_player(session, "alice@example.org")
+        alice = find_player(session, "alice@example.org")
         assert alice is not None
         seat = session.exec(select(Seat).where(Seat.player_id == alice.id)).one()
-        store.revoke_seat_links(session, seat)
+        revoke_seat_links(session, seat)
     assert not _signed_in(client)
 
 

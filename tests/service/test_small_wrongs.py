@@ -11,7 +11,8 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_player
+from service.games.rows import get_game
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game, decline_invitation
@@ -34,7 +35,7 @@ def new_game(app: Flask, **fields: str) -> tuple[int, dict[str, str]]:
 
 def resign(app: Flask, game_id: int) -> None:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, store.get_game(session, game_id))
+        state = load_state(session, get_game(session, game_id))
         seat = state.to_move
         assert seat is not None
         apply_moves(
@@ -150,7 +151,7 @@ def test_the_series_table_is_styled(app: Flask, client: FlaskClient) -> None:
 def test_the_mute_page_says_the_deadlines_still_count(app: Flask, client: FlaskClient) -> None:
     game = started_game(app)
     with app.app_context(), session_scope() as session:
-        bob = store.find_player(session, "bob@example.org")
+        bob = find_player(session, "bob@example.org")
         assert bob is not None and bob.id is not None
         url = mail_link(MailPurpose.MUTE_GAME, bob.id, game["id"])
     html = client.get(url.replace("http://bl.test", "")).get_data(as_text=True)

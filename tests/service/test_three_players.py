@@ -16,7 +16,10 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_or_add_player
+from service.games.rows import get_game
+from service.games.seats import seats_of
+from service.games.snapshots import latest_snapshot
 from service.lobby.forms import FormError, parse_new_game
 from service.models import Game, Player, Seat, Snapshot
 from service.outbox import MailKind
@@ -42,7 +45,7 @@ def _games(app: Flask) -> list[Game]:
 
 def _game(app: Flask, game_id: int) -> Game:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id)
+        return get_game(session, game_id)
 
 
 def _seats(app: Flask, game_id: int) -> dict[str, tuple[bool, str]]:
@@ -50,7 +53,7 @@ def _seats(app: Flask, game_id: int) -> dict[str, tuple[bool, str]]:
     with app.app_context(), session_scope() as session:
         return {
             letter: (seat.accepted, player.email)
-            for letter, (seat, player) in store.seats_of(session, game_id).items()
+            for letter, (seat, player) in seats_of(session, game_id).items()
         }
 
 
@@ -170,7 +173,7 @@ def test_signed_in_creator_invites_both_at_once(app: Flask, client: FlaskClient)
 
 def test_a_stranger_gets_the_invitations_held(app: Flask, client: FlaskClient) -> None:
     with app.app_context(), session_scope() as session:
-        alice = store.find_or_add_player(session, "alice@example.org", "Alice")
+        alice = find_or_add_player(session, "alice@example.org", "Alice")
         assert alice.id is not None
         confirm(session, alice.id)
     response = client.post("/games/new", data=FORM)
@@ -312,7 +315,7 @@ def test_b_then_c_accept_and_the_game_is_dealt(app: Flask, client: FlaskClient) 
     assert all("Bob and Carol accepted" in r.text_body for r in started)
     # C's hand is on C's private page only.
     with app.app_context(), session_scope() as session:
-        snapshot = store.latest_snapshot(session, game["id"])
+        snapshot = latest_snapshot(session, game["id"])
         assert snapshot is not None and snapshot.ply == 0
         state = engine.state_from_json(snapshot.state)
     hands = {s: engine.view(state, s)["hand"] for s in ("A", "B", "C")}

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.db import session_scope
-from service.games import store
+from service.games.players import find_player
 from service.reader_time import (
     UnknownTimeZoneError,
     check_time_zone,
@@ -71,7 +71,7 @@ def test_only_known_zones_are_accepted(name: str) -> None:
 
 def zone_of(app: Flask, email: str) -> str | None:
     with app.app_context(), session_scope() as session:
-        player = store.find_player(session, email)
+        player = find_player(session, email)
         assert player is not None
         return player.time_zone
 

@@ -16,7 +16,8 @@ from sqlmodel import col
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
+from service.games.rows import get_game, lock_game
 from service.games.state import load_state
 from service.lobby.lifecycle import accept_invitation
 from service.models import Snapshot
@@ -37,7 +38,7 @@ def your_turn_at(app: Flask, new_game: SimpleNamespace, state: engine.GameState)
     with app.app_context(), session_scope() as session:
         accept_invitation(session, tokens.SeatToken(game_id=new_game.id, seat="B", generation=0))
     with app.app_context(), session_scope() as session:
-        game = store.lock_game(session, new_game.id)
+        game = lock_game(session, new_game.id)
         # The deal's snapshot (the first of its block is never replaced by save_snapshot).
         session.execute(
             update(Snapshot)
@@ -93,7 +94,7 @@ def test_redeploy_deserter_traitor_and_scout_are_listed_with_their_codes(
     assert found is not None
     assert confirm_and_draw(client, html.unescape(found.group(1))) == 303
     with app.app_context(), session_scope() as session:
-        log = [e.notation for e in store.move_log(session, new_game.id)]
+        log = [e.notation for e in move_log(session, new_game.id)]
     assert log[0] == "A: REDEPLOY P4@4>5"
 
 
@@ -120,7 +121,7 @@ def test_a_tactics_card_kept_by_a_limit_says_why_and_until_when(
     assert "Darius (DARIUS): you have played a Leader already" in text
     # The private page says the same, under the hand.
     with app.app_context(), session_scope() as session:
-        assert load_state(session, store.get_game(session, new_game.id)) == state
+        assert load_state(session, get_game(session, new_game.id)) == state
         token = tokens.make_private_token(new_game.id, "A", 0)
     page = said(client.get(f"/p/{token}").get_data(as_text=True))
     assert "Fog not playable now : you have played 1 tactics card, Bob 0 tactics cards" in page

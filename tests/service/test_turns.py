@@ -14,7 +14,8 @@ from sqlmodel import select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
+from service.games.seats import seats_of
 from service.models import Game, MoveEntry, Player
 from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
@@ -112,7 +113,7 @@ def test_start_turn_twice_makes_one_set_of_claims_and_one_email(
         assert start_turn(game_id, turn) is Started.STARTED
         assert start_turn(game_id, turn) is Started.ALREADY
     with app.app_context(), session_scope() as session:
-        log = [e.notation for e in store.move_log(session, game_id)]
+        log = [e.notation for e in move_log(session, game_id)]
     assert log[state.ply :] == expected, "the claims, logged as the player's moves, once"
     assert state_of(app, game_id).ply == state.ply + len(expected)
     emails = your_turn_rows(app, seat)
@@ -182,7 +183,7 @@ def test_preferences_on_the_private_page(app: Flask, client: FlaskClient) -> Non
     assert response.status_code == 303
     with app.app_context(), session_scope() as session:
         bob = session.exec(select(Player).where(Player.email == EMAILS["B"])).one()
-        seat = store.seats_of(session, game_id)["B"][0]
+        seat = seats_of(session, game_id)["B"][0]
         # This game's choice; a seat link never changes the player's defaults.
         assert seat.preferences == {"automatic_claims": False, "digest": True}
         assert bob.preferences == {}

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
 from service.outbox import MailKind
 from tests.engine.builders import position
 from tests.service.conftest import VALID_FORM
@@ -28,7 +28,7 @@ SCOUT_HAND = ["R1", "G2", "R5", "Y9", "B3", "O4", "SCOUT"]
 
 def log_of(app: Flask, game_id: int) -> list[str]:
     with app.app_context(), session_scope() as session:
-        return [e.notation for e in store.move_log(session, game_id)]
+        return [e.notation for e in move_log(session, game_id)]
 
 
 def test_the_receipt_of_a_reply_that_draws_shows_the_card_and_the_hand(

@@ -27,7 +27,7 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.seats import seats_of
 from service.games.state import load_state
 from service.models import Game, GameStatus
 from service.outbox.models import OutboxMessage
@@ -288,7 +288,7 @@ def what_it_asks(web: Flask, message: email.message.EmailMessage) -> Asked:
         if row.kind not in ASKING_KINDS:
             return Asked(None, row.kind)
         state = load_state(session, game)
-        _, player = store.seats_of(session, row.game_id)[state.to_move]
+        _, player = seats_of(session, row.game_id)[state.to_move]
         if player.email != row.recipient:
             return Asked(None, row.kind)
         return Asked(turn_text(state), row.kind)

@@ -17,8 +17,8 @@ from flask import Flask
 from sqlmodel import select
 
 from service.db import session_scope
-from service.games import store
 from service.games.computer import computer_email
+from service.games.move_log import move_log
 from service.games.series import series_score
 from service.models import Game, Series, SeriesStatus
 from service.outbox import MailKind
@@ -82,7 +82,7 @@ def test_a_series_of_three_games_against_the_computer_by_email(
         assert series is not None and series.status == SeriesStatus.FINISHED
         score = series_score(session, series)
         assert all(g.id is not None for g in games)
-        logs = [store.move_log(session, g.id) for g in games if g.id is not None]
+        logs = [move_log(session, g.id) for g in games if g.id is not None]
         to_computer = session.exec(
             select(OutboxMessage).where(OutboxMessage.recipient == computer_email("normal"))
         ).all()

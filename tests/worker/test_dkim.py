@@ -14,7 +14,8 @@ import dkim  # type: ignore[import-untyped]
 import pytest
 from flask import Flask
 
-from service.config import ConfigError, check_config, config_from_env
+from service.config import ConfigError, config_from_env
+from service.config_checks import check_config
 from service.db import session_scope
 from service.dkim_signing import SIGNED_HEADERS, signing_key
 from service.mail import delivery

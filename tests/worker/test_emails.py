@@ -12,8 +12,8 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
-from service.games import store
 from service.games.records import cut_words
+from service.games.rows import get_game
 from service.history.my_games import send_my_games_link
 from service.models import AddressStatus, Game, Player
 from service.outbox import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
@@ -311,7 +311,7 @@ def test_bouncing_addresses(app: Flask, client: FlaskClient) -> None:
         assert (bouncing.seat, bouncing.player_name) == ("B", "Bob")
         assert "550" in bouncing.reason
         # A bouncing address gets no more game email.
-        game = store.get_game(session, invitation.game_id)
+        game = get_game(session, invitation.game_id)
         bob = session.get(Player, invitation.player_id)
         assert bob is not None
         assert queue_email(session, MailKind.INVITATION, bob, game=game, context={}) is None

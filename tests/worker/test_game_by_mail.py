@@ -19,7 +19,7 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
 from service.models import Game
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
@@ -106,7 +106,7 @@ def test_a_whole_game_played_by_email(
     with web.app_context(), session_scope() as session:
         game = session.exec(select(Game)).one()
         assert game.id is not None
-        entries = store.move_log(session, game.id)
+        entries = move_log(session, game.id)
         assert game.status == "finished" and game.result is not None
         result = game.result
     ruleset = engine.get_ruleset("battleline")

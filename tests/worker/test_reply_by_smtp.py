@@ -19,7 +19,7 @@ from flask import Flask
 from sqlmodel import select
 
 from service.db import session_scope
-from service.games import store
+from service.games.move_log import move_log
 from service.models import Game, InboundMessage
 from tests.service.conftest import VALID_FORM, make_test_app
 from tests.worker.conftest import SMTPServer, WorkerProcess, _empty, close_app
@@ -85,7 +85,7 @@ def test_a_whole_game_played_by_replies_through_the_smtp_receiver(
     with reply_web.app_context(), session_scope() as session:
         game = session.exec(select(Game)).one()
         assert game.id is not None and game.status == "finished" and game.result is not None
-        entries = store.move_log(session, game.id)
+        entries = move_log(session, game.id)
         received = session.exec(select(InboundMessage)).all()
     # Every reply was received once and played; each got its receipt by email.
     assert [r.outcome for r in received] == ["applied"] * kinds["replies"]

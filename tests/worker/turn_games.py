@@ -16,8 +16,9 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
-from service.games import store
 from service.games.preferences import TurnPreferences, set_player_defaults
+from service.games.rows import get_game
+from service.games.seats import seats_of
 from service.games.state import apply_moves, load_state
 from service.models import Game, Player
 from tests.service.play_driver import forms_of
@@ -81,12 +82,12 @@ def set_preferences(app: Flask, email: str, **chosen: bool) -> None:
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
     with app.app_context(), session_scope() as session:
-        return load_state(session, store.get_game(session, game_id))
+        return load_state(session, get_game(session, game_id))
 
 
 def game_row(app: Flask, game_id: int) -> Game:
     with app.app_context(), session_scope() as session:
-        return store.get_game(session, game_id)
+        return get_game(session, game_id)
 
 
 def plain_turn(state: engine.GameState) -> list[engine.Move]:
@@ -169,7 +170,7 @@ def bring_every_turn_email(app: Flask, client: FlaskClient, game_id: int) -> Non
             scan_deadlines()
     state = state_of(app, game_id)
     with app.app_context(), session_scope() as session:
-        mover = store.seats_of(session, game_id)[state.to_move][1]
+        mover = seats_of(session, game_id)[state.to_move][1]
         set_player_defaults(session, mover, TurnPreferences(digest=True))
         token = tokens.make_private_token(game_id, state.to_move, 0)
     with app.app_context():

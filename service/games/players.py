@@ -1,0 +1,45 @@
+"""Players: found by their (normalised) address, added when new, named by themselves.
+
+Functions take the caller's session and never commit: the caller's ``session_scope`` decides.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from service.models import Player
+
+
+def find_player(session: Session, email: str) -> Player | None:
+    """The player with this (normalised) email, if any."""
+    return session.exec(select(Player).where(Player.email == email)).one_or_none()
+
+
+def find_or_add_player(session: Session, email: str, display_name: str) -> Player:
+    """The player with this (normalised) email, added if new. An existing player keeps their
+    name; an invitation cannot rename someone (only ``name_by_owner`` does)."""
+    player = find_player(session, email)
+    if player is not None:
+        return player
+    try:
+        # A savepoint: a concurrent request adding the same new address wins without an error.
+        with session.begin_nested():
+            player = Player(email=email, display_name=display_name)
+            session.add(player)
+    except IntegrityError:
+        player = session.exec(
+            select(Player).where(Player.email == email).execution_options(populate_existing=True)
+        ).one()
+    return player
+
+
+def name_by_owner(session: Session, player: Player, name: str, *, again: bool) -> None:
+    """The owner of the address (signed in, or following a link to their inbox) named themselves:
+    their name from now on. ``again``: also over a name they chose before (their signed-in
+    browser); a confirmed game's name replaces only a label someone else typed."""
+    if player.name_confirmed and not again:
+        return
+    player.display_name = name
+    player.name_confirmed = True
+    session.add(player)
