@@ -21,6 +21,10 @@ Seat: TypeAlias = str
 SEATS: tuple[Seat, ...] = ("A", "B", "C")
 """Every seat letter, in seat order; a ruleset seats the first ``players`` of them."""
 
+FIRST_SEAT: Seat = SEATS[0]
+"""The seat every ruleset lists first (the service seats a game's creator there). Not the seat
+that plays first: the cut decides that (``GameState.first``, R2)."""
+
 
 class ClaimTiming(enum.StrEnum):
     """When flags may be claimed (R4, R5)."""
