@@ -34,6 +34,11 @@ class ClaimTiming(enum.StrEnum):
     ADVANCED = "advanced"
     """Only at the start of one's own turn, before playing (R5)."""
 
+    @property
+    def moment(self) -> str:
+        """When a seat claims, in words to the player: ``"at the start of your turn"``."""
+        return "after playing" if self is ClaimTiming.STANDARD else "at the start of your turn"
+
 
 @dataclass(frozen=True)
 class Ruleset:

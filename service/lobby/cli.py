@@ -6,7 +6,7 @@ import click
 from flask.cli import AppGroup
 from sqlmodel import Session
 
-from engine import RULESETS, ClaimTiming
+from engine import RULESETS, SEATS, ClaimTiming
 from service.db import session_scope
 from service.games import store
 from service.links import external_url, private_page_url
@@ -85,7 +85,7 @@ def links_command(game_id: int) -> None:
 
 @games_cli.command("revoke")
 @click.argument("game_id", type=int)
-@click.argument("seat", type=click.Choice(["A", "B", "C"]))
+@click.argument("seat", type=click.Choice(SEATS))
 def revoke_command(game_id: int, seat: str) -> None:
     """Withdraw every link of one seat and print its new private link."""
     with session_scope() as session:

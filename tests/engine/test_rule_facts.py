@@ -11,6 +11,7 @@ from engine import (
     RULESETS,
     Action,
     ClaimMargin,
+    ClaimTiming,
     GameState,
     Move,
     Phase,
@@ -184,3 +185,8 @@ def test_automatic_claims_all_made_when_none_wins() -> None:
 def test_no_automatic_claims_under_the_standard_rule() -> None:
     state = position(flags={3: {"A": WEDGE_8_9_10}}, hands={"A": ["B1"]})
     assert apply_automatic_claims(state) == (state, [])
+
+
+def test_each_claim_timing_says_when_a_seat_claims() -> None:
+    assert ClaimTiming.ADVANCED.moment == "at the start of your turn"
+    assert ClaimTiming.STANDARD.moment == "after playing"
