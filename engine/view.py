@@ -2,9 +2,10 @@
 
 ``player_view(state, seat)`` and ``spectator_view(state)`` give frozen, typed views that carry
 everything a page needs to show a position without knowing a rule: the seats and each flag's
-pair, the formation size at each flag, whether a draw is due, whether claims are allowed now,
-what a Scout may still draw and must put back. ``claim_proof_views`` explains each flag's claim
-with fields. Each view has ``to_json()``, plain JSON-ready data.
+pair, the formation size at each flag, whether a draw is due, whether claims are allowed now and
+whether they come after the card, what a Scout may still draw and must put back and whether
+that ends the turn. ``claim_proof_views`` explains each flag's claim with fields (what a proved
+claim rests on included). Each view has ``to_json()``, plain JSON-ready data.
 
 A player's view holds the seat's own hand, never another's, never the order of a deck; a
 spectator's view holds no hand until the game is over.

@@ -4,6 +4,10 @@ timing means for the turn, and the automatic claims up to the one that ends the 
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from engine import (
@@ -190,3 +194,39 @@ def test_no_automatic_claims_under_the_standard_rule() -> None:
 def test_each_claim_timing_says_when_a_seat_claims() -> None:
     assert ClaimTiming.ADVANCED.moment == "at the start of your turn"
     assert ClaimTiming.STANDARD.moment == "after playing"
+
+
+def _undocumented(path: Path, classes: set[str]) -> list[str]:
+    """The fields (annotated names, enum members) of ``classes`` in ``path`` that no docstring
+    follows."""
+    found = []
+    for node in ast.parse(path.read_text()).body:
+        if not isinstance(node, ast.ClassDef) or node.name not in classes:
+            continue
+        body = node.body
+        for i, item in enumerate(body):
+            if isinstance(item, ast.AnnAssign) or (
+                isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant)
+            ):
+                after = body[i + 1] if i + 1 < len(body) else None
+                documented = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                if not documented:
+                    found.append(f"{node.name}.{ast.unparse(item).split(':')[0].split('=')[0]}")
+    return found
+
+
+def test_every_field_of_the_views_and_the_proof_has_a_docstring() -> None:
+    engine_dir = Path(__file__).resolve().parents[2] / "engine"
+    views = {"PublicView", "PlayerView", "FlagView", "ClaimProofView"}
+    assert _undocumented(engine_dir / "view.py", views) == []
+    assert _undocumented(engine_dir / "prover.py", {"ClaimProof", "ClaimMargin"}) == []
+
+
+def test_the_new_view_fields_are_frozen() -> None:
+    state = position(hands={"A": ["R1"]})
+    seen = player_view(state, "A")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        seen.claims_after_play = False
+    proof = claim_proof_view(position(flags={1: {"A": WEDGE_8_9_10}}), "A", 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        proof.margin = None
