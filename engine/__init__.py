@@ -10,7 +10,13 @@ Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same c
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
-from engine.apply import apply, endings_after, turn_endings
+from engine.apply import (
+    apply,
+    apply_automatic_claims,
+    endings_after,
+    turn_endings,
+    turn_endings_by_move,
+)
 from engine.bots import BotLevel, MatchResult, choose_move, play_match
 from engine.cards import Card, CardKind, Tactic
 from engine.claims import (
@@ -34,7 +40,14 @@ from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.formations import Formation, FormationValue, evaluate, formation_size
 from engine.legal import TacticsBlock, automatic_end, legal_moves
 from engine.moves import Action, Deck, Move, parse_move
-from engine.prover import ClaimProof, ClaimStatus, UnseenTroops, prove_claim
+from engine.prover import (
+    ClaimMargin,
+    ClaimProof,
+    ClaimStatus,
+    UnseenTroops,
+    claim_margin,
+    prove_claim,
+)
 from engine.record import (
     GameRecord,
     ReplayError,
@@ -45,7 +58,7 @@ from engine.record import (
 )
 from engine.rulesets import RULESETS, ClaimTiming, Ruleset, get_ruleset
 from engine.series import series_leaders, series_over, series_points, series_winner
-from engine.state import SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
+from engine.state import FIRST_SEAT, SEATS, FlagState, GameState, Outcome, Phase, Seat, Termination
 from engine.view import (
     BlockedTactic,
     ClaimProofView,
@@ -68,6 +81,7 @@ RULES_VERSION = "1"
 with (the service refuses to replay a game under another)."""
 
 __all__ = [
+    "FIRST_SEAT",
     "RULESETS",
     "RULES_VERSION",
     "SEATS",
@@ -76,6 +90,7 @@ __all__ = [
     "BotLevel",
     "Card",
     "CardKind",
+    "ClaimMargin",
     "ClaimProof",
     "ClaimProofView",
     "ClaimStatus",
@@ -116,9 +131,11 @@ __all__ = [
     "UnknownRulesetError",
     "UnseenTroops",
     "apply",
+    "apply_automatic_claims",
     "automatic_claims",
     "automatic_end",
     "choose_move",
+    "claim_margin",
     "claim_proof_view",
     "claim_proof_views",
     "claim_proofs",
@@ -149,6 +166,7 @@ __all__ = [
     "state_from_json",
     "state_to_json",
     "turn_endings",
+    "turn_endings_by_move",
     "view",
     "visible_cards",
 ]

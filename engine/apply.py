@@ -7,11 +7,11 @@ returns a new state; the given state is never changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from engine.cards import ENVIRONMENT, LEADERS, Card, Tactic, is_tactic
-from engine.claims import provable_flags, standing, victory
+from engine.claims import automatic_claims, claims_allowed_now, provable_flags, standing, victory
 from engine.errors import IllegalMoveError
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.legal import (
@@ -96,6 +96,44 @@ def endings_after(before: GameState, after: GameState) -> list[Move]:
     ):
         return []
     return [m for m in legal_moves(after) if m.action in (Action.DRAW, Action.END)]
+
+
+def turn_endings_by_move(
+    state: GameState, moves: Iterable[Move] | None = None
+) -> dict[Move, tuple[Move, ...]]:
+    """``turn_endings`` of each card played to a flag and of a pass among the legal ``moves`` of
+    ``state`` (``legal_moves(state)`` when not given), by move: what a page offers to end the
+    turn in the same press. Cards differ only when no draw follows and a claim may (R4): a card
+    that makes a flag provable leaves the ``end`` to choose, any other ends the turn itself."""
+    found: dict[Move, tuple[Move, ...]] = {}
+    shared: tuple[Move, ...] | None = None
+    for move in legal_moves(state) if moves is None else moves:
+        if move.action not in (Action.PLAY, Action.PASS):
+            continue
+        if move.action is Action.PLAY and shared is not None:
+            found[move] = shared
+            continue
+        after, _ = apply(state, move)
+        endings = tuple(endings_after(state, after))
+        if move.action is Action.PLAY and (draw_due(after) or not claims_allowed_now(after)):
+            # Every card leaves the same hand size and decks, and no claim can follow it.
+            shared = endings
+        found[move] = endings
+    return found
+
+
+def apply_automatic_claims(state: GameState) -> tuple[GameState, list[Move]]:
+    """Make the automatic claims of the turn (R5, ``automatic_claims``), lowest flag first, up to
+    the one that ends the game (R21): the position after them and the claims made. Every flag
+    was provable at the start of the turn, but once a claim ends the game the rest cannot be
+    made. Nothing is made unless the advanced rule is in force and the turn is at its start."""
+    made: list[Move] = []
+    for claim in automatic_claims(state):
+        state, _ = apply(state, claim)
+        made.append(claim)
+        if state.result is not None:
+            break
+    return state, made
 
 
 # --- building the next state ----------------------------------------------------------------------

@@ -96,6 +96,42 @@ class ClaimStatus(enum.StrEnum):
     of seats (V6.2); never given with two players."""
 
 
+class ClaimMargin(enum.StrEnum):
+    """What a proved claim rests on against the opponent's best (R12, R13): the tie cases as a
+    value, so that no reader compares formations again."""
+
+    OUT_OF_TROOPS = "out-of-troops"
+    """Too few unseen troops remain for the opponent ever to complete the side."""
+    OUT_OF_REACH = "out-of-reach"
+    """Nothing the opponent can still form reaches the claimer's category."""
+    BELOW = "below"
+    """The opponent's best reaches the category but stays below the formation."""
+    TIE_PLAYS_LAST = "tie-plays-last"
+    """The opponent can at best tie, and would play the last card, so loses the tie (R12)."""
+    TIE_COMPLETED_LAST = "tie-completed-last"
+    """Both sides are complete and tie, and the opponent completed last (R12)."""
+
+
+def claim_margin(
+    mine: FormationValue,
+    best: FormationValue | None,
+    *,
+    out_of_troops: bool,
+    opponent_complete: bool,
+) -> ClaimMargin:
+    """What the proved claim of ``mine`` rests on, against ``best`` (the opponent's best
+    reachable formation, ``ClaimProof.best_theirs``): for a reader that kept those fields of a
+    proof and not its margin. ``opponent_complete``: the opponent's side was complete, so a tie
+    was settled by who completed last."""
+    if out_of_troops:
+        return ClaimMargin.OUT_OF_TROOPS
+    if best is None:
+        return ClaimMargin.OUT_OF_REACH
+    if best.strength < mine.strength:
+        return ClaimMargin.BELOW
+    return ClaimMargin.TIE_COMPLETED_LAST if opponent_complete else ClaimMargin.TIE_PLAYS_LAST
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimProof:
     """The prover's answer for one flag."""
@@ -112,6 +148,8 @@ class ClaimProof:
     None when it cannot, when the opponent cannot complete, or when the claimer is incomplete."""
     impossible: bool = False
     """True when too few unseen troops remain for the opponent ever to complete the side."""
+    margin: ClaimMargin | None = None
+    """What the proof rests on (a tie settled by R12 included); None unless ``PROVED``."""
 
     @property
     def claimable(self) -> bool:
@@ -167,6 +205,7 @@ def prove_claim(
             my_value,
             None,
             impossible=True,
+            margin=ClaimMargin.OUT_OF_TROOPS,
         )
     their_troops, their_wilds = split_side(theirs)
     best = best_reachable(
@@ -182,7 +221,11 @@ def prove_claim(
     )
     if best is None:
         return ClaimProof(
-            _PROVED, f"nothing the opponent can still form reaches {my_value}", my_value, None
+            _PROVED,
+            f"nothing the opponent can still form reaches {my_value}",
+            my_value,
+            None,
+            margin=ClaimMargin.OUT_OF_REACH,
         )
     theirs_strength = best.strength
     my_strength = my_value.strength
@@ -190,7 +233,11 @@ def prove_claim(
         return ClaimProof(_BEATABLE, f"{best.describe()} would beat {my_value}", my_value, best)
     if theirs_strength < my_strength:
         return ClaimProof(
-            _PROVED, f"the opponent's best, {best.describe()}, is below {my_value}", my_value, best
+            _PROVED,
+            f"the opponent's best, {best.describe()}, is below {my_value}",
+            my_value,
+            best,
+            margin=ClaimMargin.BELOW,
         )
     # a tie, or at best a tie: whoever completes last loses the flag (R12)
     if need > 0:
@@ -200,6 +247,7 @@ def prove_claim(
             "last card",
             my_value,
             best,
+            margin=ClaimMargin.TIE_PLAYS_LAST,
         )
     if completed_last == "theirs":
         return ClaimProof(
@@ -207,6 +255,7 @@ def prove_claim(
             f"{best.describe()} ties {my_value} and the opponent completed last",
             my_value,
             best,
+            margin=ClaimMargin.TIE_COMPLETED_LAST,
         )
     if completed_last == "mine":
         return ClaimProof(

@@ -21,6 +21,10 @@ Seat: TypeAlias = str
 SEATS: tuple[Seat, ...] = ("A", "B", "C")
 """Every seat letter, in seat order; a ruleset seats the first ``players`` of them."""
 
+FIRST_SEAT: Seat = SEATS[0]
+"""The seat every ruleset lists first (the service seats a game's creator there). Not the seat
+that plays first: the cut decides that (``GameState.first``, R2)."""
+
 
 class ClaimTiming(enum.StrEnum):
     """When flags may be claimed (R4, R5)."""
@@ -29,6 +33,11 @@ class ClaimTiming(enum.StrEnum):
     """After playing a card, before drawing (R4)."""
     ADVANCED = "advanced"
     """Only at the start of one's own turn, before playing (R5)."""
+
+    @property
+    def moment(self) -> str:
+        """When a seat claims, in words to the player: ``"at the start of your turn"``."""
+        return "after playing" if self is ClaimTiming.STANDARD else "at the start of your turn"
 
 
 @dataclass(frozen=True)

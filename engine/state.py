@@ -14,6 +14,7 @@ from typing import Any, Self
 
 from engine.cards import Card, Tactic
 from engine.formations import formation_size
+from engine.rulesets import FIRST_SEAT as FIRST_SEAT
 from engine.rulesets import SEATS as SEATS
 from engine.rulesets import ClaimTiming, Ruleset
 from engine.rulesets import Seat as Seat

@@ -2,9 +2,10 @@
 
 ``player_view(state, seat)`` and ``spectator_view(state)`` give frozen, typed views that carry
 everything a page needs to show a position without knowing a rule: the seats and each flag's
-pair, the formation size at each flag, whether a draw is due, whether claims are allowed now,
-what a Scout may still draw and must put back. ``claim_proof_views`` explains each flag's claim
-with fields. Each view has ``to_json()``, plain JSON-ready data.
+pair, the formation size at each flag, whether a draw is due, whether claims are allowed now and
+whether they come after the card, what a Scout may still draw and must put back and whether
+that ends the turn. ``claim_proof_views`` explains each flag's claim with fields (what a proved
+claim rests on included). Each view has ``to_json()``, plain JSON-ready data.
 
 A player's view holds the seat's own hand, never another's, never the order of a deck; a
 spectator's view holds no hand until the game is over.
@@ -36,7 +37,7 @@ from engine.legal import (
     tactics_ahead_of,
 )
 from engine.moves import Deck
-from engine.prover import ClaimStatus, UnseenTroops
+from engine.prover import ClaimMargin, ClaimStatus, UnseenTroops
 from engine.rulesets import ClaimTiming
 from engine.state import SEATS, GameState, Phase, Seat, Termination
 
@@ -187,6 +188,10 @@ class ClaimProofView:
     """True when too few unseen troops remain for the opponent ever to complete the side."""
     reason: str
     """The prover's sentence for people: ``"B8 B9 B10 (Wedge 27) would beat Wedge 12"``."""
+    margin: ClaimMargin | None = None
+    """What a proved claim rests on: the opponent out of troops or out of reach, below, or a tie
+    the opponent loses (R12); None unless ``provable``. Not in ``to_json``, whose shape
+    FORMATS.md gives."""
 
     def to_json(self) -> dict[str, Any]:
         """The proof as plain data; formations as ``FormationValue.to_json``."""
@@ -289,6 +294,14 @@ class PublicView:
     """Whether this turn's play was a Scout, so that no draw follows (R16)."""
     passes_before: int
     """How many turns in a row ended with a pass just before this one (R22, V6.6)."""
+    # What the claim timing means for the turn, so that no page compares ``claims`` (also not in
+    # ``to_json``).
+    claims_after_play: bool
+    """Whether a seat claims after playing its card, before it draws (R4, the standard rule);
+    False when it claims at the start of its turn only (R5, the advanced rule)."""
+    scout_return_ends_turn: bool
+    """Whether putting back the Scout's cards now ends the turn at once: no claim may follow it
+    (R5, or nothing provable under R4) and no draw does (R16). False unless scouting."""
 
     def to_json(self) -> dict[str, Any]:
         """The view as plain data (enums as their values, per-seat parts as objects by seat)."""
@@ -429,6 +442,10 @@ def _public_fields(state: GameState) -> dict[str, Any]:
         "passed": state.passed,
         "scouted": state.scouted,
         "passes_before": state.previous_passes,
+        "claims_after_play": state.claims is ClaimTiming.STANDARD,
+        "scout_return_ends_turn": not over
+        and state.phase is Phase.SCOUT
+        and not (state.claims is ClaimTiming.STANDARD and provable_flags(state, state.to_move)),
     }
 
 
@@ -517,6 +534,7 @@ def _proof_view(
         opponent_best=proof.best_theirs,
         opponent_cannot_complete=proof.impossible,
         reason=proof.reason,
+        margin=proof.margin,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, url_for
 from markupsafe import Markup, escape
 
+import engine
 from engine.cards import COLOR_NAMES, describe, is_tactic, troop_parts
 from service import reader_time
 
@@ -98,6 +99,12 @@ def _static_versions(folder: str | None) -> dict[str, str]:
     }
 
 
+def claim_moment(claims: str) -> str:
+    """When the seats of a game of claim timing ``claims`` claim, in words
+    (``engine.ClaimTiming.moment``): "at the start of your turn"."""
+    return engine.ClaimTiming(claims).moment
+
+
 def init_app(app: Flask) -> None:
     """Make the helpers available in every template."""
     versions = _static_versions(app.static_folder)
@@ -118,3 +125,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["utc_time"] = utc_time
     reader_time.register(app.jinja_env.filters)
     app.jinja_env.filters["number_word"] = number_word
+    app.jinja_env.filters["claim_moment"] = claim_moment

@@ -150,7 +150,7 @@ def checked_payload(payload: Any, fields: Mapping[str, type]) -> dict[str, Any]:
         or set(payload) != set(fields)
         or not all(type(payload[key]) is kind for key, kind in fields.items())
         or not all(0 <= value <= MAX_ID for value in payload.values() if type(value) is int)
-        or payload.get("s", "A") not in engine.SEATS
+        or ("s" in payload and payload["s"] not in engine.SEATS)
     ):
         raise TamperedTokenError()
     return payload

@@ -33,7 +33,8 @@ def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimProof
     Short, because a game makes a few claims and the aim is 32 KB a finished game on disk:
     ``{"mine": formation, "best": formation or absent, "loser": seat, "theirs": the loser's
     cards at the flag}``, and ``"short": true`` (too few unseen troops remained for the loser to
-    complete) and ``"done": true`` (the loser's side was complete) only when true."""
+    complete) and ``"done": true`` (a tie the loser lost by completing last, R12) only when
+    true: with ``mine`` and ``best`` they give the proof's margin (``engine.claim_margin``)."""
     if not proof.provable or proof.formation is None:
         return None
     theirs = flag.cards[proof.opponent]
@@ -42,9 +43,9 @@ def record_of(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimProof
     )
     if proof.opponent_best is not None:
         record["best"] = formation_record(proof.opponent_best)
-    if proof.opponent_cannot_complete:
+    if proof.margin is engine.ClaimMargin.OUT_OF_TROOPS:
         record["short"] = True
-    if len(theirs) >= flag.formation_size:
+    if proof.margin is engine.ClaimMargin.TIE_COMPLETED_LAST:
         record["done"] = True
     return record
 

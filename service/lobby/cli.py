@@ -6,7 +6,7 @@ import click
 from flask.cli import AppGroup
 from sqlmodel import Session
 
-from engine import RULESETS, ClaimTiming
+from engine import RULESETS, SEATS, ClaimTiming
 from service.db import session_scope
 from service.games.rows import GameNotFoundError, get_game, lock_game
 from service.games.seats import revoke_seat_links, seats_of
@@ -86,7 +86,7 @@ def links_command(game_id: int) -> None:
 
 @games_cli.command("revoke")
 @click.argument("game_id", type=int)
-@click.argument("seat", type=click.Choice(["A", "B", "C"]))
+@click.argument("seat", type=click.Choice(SEATS))
 def revoke_command(game_id: int, seat: str) -> None:
     """Withdraw every link of one seat and print its new private link."""
     with session_scope() as session:

@@ -106,35 +106,36 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         errors["ruleset"] = "must be one of " + ", ".join(RULESETS)
 
     computers: dict[str, str] = {}
-    seat_count = len(ruleset.seats) if ruleset is not None else 2
+    # An unknown ruleset is checked as a game for two.
+    seats = ruleset.seats if ruleset is not None else RULESETS["battleline"].seats
     for seat, field in COMPUTER_FIELDS.items():
         level = form.get(field, "").strip()
         if not level:
             continue
         if level not in COMPUTER_LEVELS:
             errors[field] = "must be one of " + ", ".join(COMPUTER_LEVELS)
-        elif seat == "C" and seat_count < 3:
+        elif seat not in seats:
             errors[field] = "is only for a game for three"
         else:
             computers[seat] = level
             values[f"{seat.lower()}_name"] = computer_name(level)
             values[f"{seat.lower()}_email"] = computer_email(level)
 
-    fields = [("a_name", check_name), ("a_email", check_email)]
-    if "B" not in computers:
-        fields += [("b_name", check_name), ("b_email", check_email)]
+    fields = [
+        (f"{seat.lower()}_{kind}", check)
+        for seat in seats
+        if seat not in computers
+        for kind, check in (("name", check_name), ("email", check_email))
+    ]
     third_given = [f for f in THIRD_PLAYER_FIELDS if form.get(f, "").strip()]
-    if ruleset is not None and len(ruleset.seats) > 2:
-        if "C" not in computers:
-            fields += [("c_name", check_name), ("c_email", check_email)]
-    elif ruleset is not None:
+    if ruleset is None:
+        # Unknown ruleset: still check whatever was typed for the third player.
+        fields += [(f, check_name if f == "c_name" else check_email) for f in third_given]
+    elif len(ruleset.seats) <= 2:
         for field in third_given:
             errors[field] = (
                 "is only for a game for three: leave it empty, or choose a game for three"
             )
-    else:
-        # Unknown ruleset: still check whatever was typed for the third player.
-        fields += [(f, check_name if f == "c_name" else check_email) for f in third_given]
     for field, check in fields:
         try:
             values[field] = check(form.get(field, ""))
@@ -142,14 +143,14 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
             errors[field] = str(error)
     if "a_email" in values and values["a_email"] == values.get("b_email"):
         errors["b_email"] = "must be someone else's address than yours"
-    if "c_email" in values and "c_email" not in errors and "C" not in computers:
+    if "c_email" in values and "c_email" not in errors and "c_email" in dict(fields):
         if values["c_email"] == values.get("a_email"):
             errors["c_email"] = "must be someone else's address than yours"
         elif values["c_email"] == values.get("b_email"):
             errors["c_email"] = "must be another address than your opponent's"
     # One computer of a level plays one seat of a game: two of the same level would be one
     # player at two seats.
-    if "C" in computers and computers.get("B") == computers["C"]:
+    if len(set(computers.values())) < len(computers):
         errors["c_computer"] = "must be another level than the other computer's"
 
     series = SeriesKind.SINGLE

@@ -119,7 +119,7 @@ def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Play
     other seats (invited; not the computer), in seat order."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    creator_seat = engine.get_ruleset(game.ruleset).seats[0]
+    creator_seat = engine.FIRST_SEAT
     invited = [
         player
         for letter, (_, player) in seats.items()

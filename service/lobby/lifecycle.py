@@ -175,7 +175,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
     errors of ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
-    if seat.letter != engine.get_ruleset(game.ruleset).seats[0]:
+    if seat.letter != engine.FIRST_SEAT:
         raise InvitationError("Only the player who started this game can send its invitation.", 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(f"This game is {game.status}: there is no invitation to send.", 409)
@@ -258,7 +258,7 @@ def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat
     rematch, seats = _new_rematch(session, game, seat)
     game.rematch_game_id = rematch.id
     session.add(game)
-    return rematch, seats[engine.get_ruleset(game.ruleset).seats[0]]
+    return rematch, seats[engine.FIRST_SEAT]
 
 
 def _join_rematch(session: Session, rematch: Game, player_id: int) -> Seat:

@@ -107,7 +107,7 @@ def create_game_view() -> Response | tuple[str, int]:
             creator = signed_in_as(session, new.a_email)
             _, seats = create_game(session, new, creator_present=creator is not None)
             # Only the address's owner gets seat A's link: their signed-in browser, or inbox.
-            url = private_page_url(seats["A"]) if creator is not None else None
+            url = private_page_url(seats[engine.FIRST_SEAT]) if creator is not None else None
     except FormError as error:  # an invited address known to bounce
         return _render_new_game(values, error.errors, error.status)
     # See-other: reloading the page that follows must not create a second game.
@@ -126,7 +126,7 @@ def _invitation_page(token: str, answer: str) -> str:
     with session_scope() as session:
         game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
-        creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
+        creator = seat.letter == engine.FIRST_SEAT
         accepted = seat.accepted
     invited = summary["status"] == GameStatus.INVITED
     return render_template(

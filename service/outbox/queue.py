@@ -158,7 +158,7 @@ def emails_queued_since(
         statement = statement.where(OutboxMessage.player_id == player_id)
     if inviter_id is not None:
         statement = statement.join(Seat, col(Seat.game_id) == col(OutboxMessage.game_id)).where(
-            Seat.letter == "A", Seat.player_id == inviter_id
+            Seat.letter == engine.FIRST_SEAT, Seat.player_id == inviter_id
         )
     return int(session.exec(statement).one())
 

@@ -58,8 +58,8 @@ def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
             incomplete.append(proof.flag)
         else:
             reason = with_cards(proof.reason, state.ruleset)
-            own = [p.value for p in reason if p.kind == "card" and p.value in hand]
-            if own and not proof.provable:
+            best = proof.opponent_best
+            if not proof.provable and best is not None and hand.intersection(best.cards):
                 # The counter-example may use the reader's own cards: say why they count.
                 reason.append(Piece("text", OWN_CARDS_UNSEEN))
             rows.append(ProofRow((proof.flag,), proof.provable, reason))

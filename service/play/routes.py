@@ -110,7 +110,7 @@ def private_page(token: str) -> Response | str:
         assert game.id is not None
         # The first seat created the game. A held invitation: the creator's link comes only by
         # email to their address, so their page may send it.
-        creator = seat.letter == engine.get_ruleset(game.ruleset).seats[0]
+        creator = seat.letter == engine.FIRST_SEAT
         waits = creator and invitation_waits_for_confirmation(session, game.id)
         bouncing = bouncing_addresses(session, game.id)
         undelivered = undelivered_invitations(session, game, bouncing) if creator else []

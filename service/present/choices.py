@@ -5,6 +5,7 @@ move): both offer exactly ``engine.legal_moves``, in the same groups.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import engine
@@ -102,8 +103,10 @@ class MoveChoices:
     scout_return: int | None = None
     """How many cards a Scout puts back now (None: no return is open now)."""
     then: tuple[Choice, ...] = ()
-    """The draws (or ``end``) that may follow any card played to a flag at once: one press plays
-    the card and ends the turn. Choosing later is always possible too."""
+    """The draws (or ``end``) that may follow a card played to a flag at once, of every card
+    (``engine.turn_endings_by_move``): one press plays the card and ends the turn. An ``end``
+    after a card whose turn ended by itself is already done. Choosing later is always possible
+    too."""
     pass_then: tuple[Choice, ...] = ()
     """The same after a pass."""
 
@@ -130,7 +133,7 @@ class MoveChoices:
 def move_choices(state: engine.GameState, seat: str) -> MoveChoices:
     """Every legal move of ``seat`` in ``state``, grouped: plays by card, Redeploy by the card
     moved, Traitor by the card taken; ``then`` / ``pass_then`` asked of the engine
-    (``engine.turn_endings``)."""
+    (``engine.turn_endings_by_move``)."""
     if state.result is not None or state.to_move != seat:
         return MoveChoices()
     moves = engine.legal_moves(state)
@@ -172,7 +175,8 @@ def move_choices(state: engine.GameState, seat: str) -> MoveChoices:
             discards.append(choice)
         elif a is Action.RETURN and scout_return is None:
             scout_return = len(move.cards)
-    first_play = next((group[0].move for group in plays.values()), None)
+    endings = engine.turn_endings_by_move(state, moves)
+    after_plays = [endings[c.move] for group in plays.values() for c in group]
     return MoveChoices(
         count=len(moves),
         claims=tuple(claims),
@@ -187,19 +191,16 @@ def move_choices(state: engine.GameState, seat: str) -> MoveChoices:
         discards=tuple(discards),
         scout_draws=tuple(scout_draws),
         scout_return=scout_return,
-        # Every card played to a flag leaves the same hand and decks: one list for all.
-        then=_endings(state, first_play),
-        pass_then=_endings(state, passing.move if passing else None),
+        then=_choices(dict.fromkeys(m for found in after_plays for m in found)),
+        pass_then=_choices(endings[passing.move]) if passing else (),
     )
 
 
 def follow_ups(state: engine.GameState, move: engine.Move) -> tuple[Choice, ...]:
     """The draws (or ``end``) that may end the turn right after ``move``: the confirm page of a
     move link offers them, so that one press plays the card and ends the turn."""
-    return _endings(state, move)
+    return _choices(engine.turn_endings(state, move))
 
 
-def _endings(state: engine.GameState, move: engine.Move | None) -> tuple[Choice, ...]:
-    if move is None:
-        return ()
-    return tuple(Choice(m, i) for i, m in enumerate(engine.turn_endings(state, move)))
+def _choices(moves: Iterable[engine.Move]) -> tuple[Choice, ...]:
+    return tuple(Choice(m, i) for i, m in enumerate(moves))

@@ -41,10 +41,8 @@ class ClaimExplained:
     best: engine.FormationValue | None
     """The best formation the loser could still reach there (unseen troops included), when it
     reached at least the claimer's category; None when it could not, or could not complete."""
-    cannot_complete: bool
-    """Too few unseen troops remained for the loser ever to complete the side."""
-    loser_complete: bool
-    """The loser's side was complete already (a tie then goes to who completed first, R12)."""
+    margin: engine.ClaimMargin
+    """What the claim rested on, as the engine's prover said (the tie cases of R12 included)."""
     loser_cards: tuple[str, ...] = ()
     """The loser's cards at the flag then (the best formation's cards that show)."""
 
@@ -55,23 +53,23 @@ class ClaimExplained:
         _, claimer_s = _who(self.claimer, names, reader)
         loser, loser_s = _who(self.loser, names, reader)
         pieces = [_t(f"{claimer_s[:1].upper()}{claimer_s[1:]}"), *_formation(self.formation)]
-        if self.cannot_complete:
+        margin, best = self.margin, self.best
+        if margin is engine.ClaimMargin.OUT_OF_TROOPS:
             return [
                 *pieces,
                 _t(f"stands: too few unseen troops remain for {loser} to complete {loser_s} side"),
             ]
-        best = self.best
-        if best is None:
+        if margin is engine.ClaimMargin.OUT_OF_REACH or best is None:
             category = self.formation.formation.title
             return [*pieces, _t(f"stands: nothing {loser} could still add reaches a {category}")]
         reach = self._reach(best, loser_s)
-        if best.strength < self.formation.strength:
+        if margin is engine.ClaimMargin.BELOW:
             return [
                 *pieces,
                 _t(f"cannot be beaten: the best {loser} could still reach there is"),
                 *reach,
             ]
-        if self.loser_complete:
+        if margin is engine.ClaimMargin.TIE_COMPLETED_LAST:
             return [
                 *pieces,
                 _t(f"ties {loser_s}"),
@@ -169,15 +167,22 @@ def from_record(entry: LogEntry, ruleset: str) -> ClaimExplained:
 
 def _from_fields(flag: int, claimer: str, record: Mapping[str, Any]) -> ClaimExplained:
     """A claim of ``flag`` by ``claimer`` from its fields (``claim_proofs.record_of``)."""
-    best = record.get("best")
+    kept = record.get("best")
+    formation = formation_from_record(record["mine"])
+    best = None if kept is None else formation_from_record(kept)
     return ClaimExplained(
         flag=flag,
         claimer=claimer,
         loser=record["loser"],
-        formation=formation_from_record(record["mine"]),
-        best=None if best is None else formation_from_record(best),
-        cannot_complete=record.get("short", False),
-        loser_complete=record.get("done", False),
+        formation=formation,
+        best=best,
+        # The record keeps the proof's fields, not its margin: the engine reads it from them.
+        margin=engine.claim_margin(
+            formation,
+            best,
+            out_of_troops=record.get("short", False),
+            opponent_complete=record.get("done", False),
+        ),
         loser_cards=tuple(record["theirs"]),
     )
 

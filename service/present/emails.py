@@ -35,11 +35,6 @@ def game_facts(game: Game) -> dict[str, Any]:
     }
 
 
-def _creator_seat(game: Game) -> str:
-    """The ruleset's first seat: the player who created the game (the others were invited)."""
-    return engine.get_ruleset(game.ruleset).seats[0]
-
-
 def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     """Ask the address given as the creator's (seat A) of ``game`` to send its invitations: the
     link is seat A's private page, where a button sends them. Also the owner's sign-in link
@@ -47,7 +42,7 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     that the form's sender typed."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    seat_a, creator = seats[_creator_seat(game)]
+    seat_a, creator = seats[engine.FIRST_SEAT]
     invited_names = [p.display_name for s, (_, p) in seats.items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
@@ -75,7 +70,7 @@ def queue_invitations(
     again (``rematch_of``)."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    creator_seat = _creator_seat(game)
+    creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
     invited = {s: p.display_name for s, (_, p) in seats.items() if s != creator_seat}
     queued: list[OutboxMessage] = []
@@ -112,7 +107,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     first: str = game.deal["first"]
-    creator = engine.get_ruleset(game.ruleset).seats[0]
+    creator = engine.FIRST_SEAT
     accepted_by = in_words([name for letter, name in names.items() if letter != creator])
     cut = cut_words(game, names)
     queued: list[OutboxMessage] = []
@@ -163,7 +158,7 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
                 "names": names,
                 "declined_name": names[declined_by],
                 # The creator's seat accepted by creating the game: no "although you had".
-                "you_accepted": seat.accepted and letter != _creator_seat(game),
+                "you_accepted": seat.accepted and letter != engine.FIRST_SEAT,
                 "private_url": private_page_url(seat),
                 "new_game_url": external_url("lobby.new_game"),
             },

@@ -285,7 +285,7 @@ def queue_your_turn(
     names = _names(session, game)
     seen = engine.player_view(state, seat)
     opponents = in_words([names[s] for s in seen.opponents])
-    advanced = state.claims is engine.ClaimTiming.ADVANCED
+    advanced = not seen.claims_after_play
     provable = claims_now(state, seat) if advanced and not automatic_claims else {}
     choices = move_choices(state, seat)
     offers = tactics_offers(choices, seen, opponents)

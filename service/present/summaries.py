@@ -49,8 +49,8 @@ def public_summary(game: Game, seats: dict[str, tuple[Seat, Player]]) -> dict[st
         "players": names,
         "title": " vs ".join(names.values()),
         # The lobby's words: the first seat started the game and invited the others.
-        "creator": names.get(ruleset.seats[0], "?"),
-        "invited": in_words([name for seat, name in names.items() if seat != ruleset.seats[0]]),
+        "creator": names.get(engine.FIRST_SEAT, "?"),
+        "invited": in_words([name for seat, name in names.items() if seat != engine.FIRST_SEAT]),
         "accepted": {letter: seat.accepted for letter, (seat, _) in seats.items()},
         "seed_commitment": game.seed_commitment,
         # R3: the seed is revealed only once the game is over.

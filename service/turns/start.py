@@ -148,7 +148,7 @@ def start_turn(game_id: int, turn: int) -> Started:
         chosen = turn_preferences(player, seat_row)
         made: list[MadeClaim] = []
         if chosen.automatic_claims:
-            claims = claims_until_the_end(state, engine.automatic_claims(state))
+            _, claims = engine.apply_automatic_claims(state)
             if claims:
                 # Each proof in fields, for the emails that say why (claims change no proof).
                 proofs = claims_now(state, seat)
@@ -185,19 +185,6 @@ def _computer_turn(
     session.add(game)
     play_computer_turn(session, game, state, state.to_move, level, now)
     return Started.STARTED
-
-
-def claims_until_the_end(state: engine.GameState, claims: list[engine.Move]) -> list[engine.Move]:
-    """The claims to make, in order, up to the one that wins the game (R21): every flag was
-    provable at the start of the turn, but once one claim ends the game the rest cannot be made
-    (and asking for them would refuse the whole start of the turn)."""
-    made: list[engine.Move] = []
-    for claim in claims:
-        made.append(claim)
-        state, _ = engine.apply(state, claim)
-        if state.result is not None:
-            break
-    return made
 
 
 def sweep_unstarted_turns(now: datetime) -> list[tuple[int, int]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import UTC, datetime
 
 import pytest
 from flask import Flask
@@ -14,12 +15,14 @@ from sqlmodel import col, update
 
 import engine
 from service.db import session_scope
-from service.games.move_log import move_log
+from service.games.claim_proofs import proof_record
+from service.games.move_log import LogEntry, move_log
 from service.games.rows import get_game
 from service.games.state import apply_moves, load_state, state_at
 from service.kept import Kept
 from service.models import MoveEntry
 from service.present import claims as claim_words
+from tests.engine.builders import position
 from tests.service.play_driver import create_and_accept
 
 
@@ -82,3 +85,47 @@ def test_pages_say_the_same_of_claims_kept_and_of_claims_logged_before(
     monkeypatch.setattr(claim_words, "_KEPT", Kept(claim_words.KEPT_CLAIMS))
     replayed = [without_link_times(client.get(page).get_data(as_text=True)) for page in pages]
     assert replayed == kept
+
+
+WEDGE_8_9_10 = ["R8", "R9", "R10"]
+WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("flag", "hands", "empty_decks", "said"),
+    [
+        ({"A": WEDGE_8_9_10, "B": ["G1"]}, {"A": ["Y1"]}, True, "stands: too few unseen troops"),
+        ({"A": WEDGE_8_9_10, "B": ["G1", "Y5"]}, {}, False, "stands: nothing Bob could still"),
+        ({"A": WEDGE_8_9_10, "B": ["G1", "G2"]}, {}, False, "cannot be beaten: the best Bob"),
+        ({"A": ["R1", "R2", "R3"], "B": ["G1", "G2"]}, {}, False, "can at best be tied, by Bob's"),
+        (
+            {"A": ["R1", "R2", "R3"], "B": ["G1", "G2", "G3"]},
+            {},
+            False,
+            "and Bob completed Bob's side last (R12)",
+        ),
+    ],
+)
+def test_why_a_claim_held_is_said_the_same_live_and_from_the_kept_proof(
+    flag: dict[str, list[str]], hands: dict[str, list[str]], empty_decks: bool, said: str
+) -> None:
+    """Each ground of a claim (the two ties of R12 included) is said from the engine's proof,
+    live and from the fields kept with the claim, with the same words."""
+    state = position(flags={1: flag}, hands=hands, empty_decks=empty_decks)
+    names = {"A": "Alice", "B": "Bob"}
+    live = claim_words.claims_now(state, "A")[1]
+    text = " ".join(p.value for p in live.words(names, None))
+    assert said in text
+    record = proof_record(state, engine.parse_move("A: claim 1", state.ruleset))
+    assert record is not None
+    kept = claim_words.from_record(
+        LogEntry(state.ply, "A", "A: claim 1", WHEN, record), "battleline"
+    )
+    assert kept == live
+    # A proof kept with "done" for a loser complete below the claimer reads the same.
+    if "cannot be beaten" in said:
+        older = claim_words.from_record(
+            LogEntry(state.ply, "A", "A: claim 1", WHEN, {**record, "done": True}),
+            "battleline",
+        )
+        assert older.words(names, None) == live.words(names, None)

@@ -11,11 +11,14 @@ nothing is imported to check it.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+import engine
 
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
@@ -151,3 +154,167 @@ def test_the_checker_sees_a_circle_and_a_sideways_import() -> None:
     ]
     assert rank("service.play") == rank("service.turns") == 4
     assert rank("service.games") < rank("service.outbox") < rank("service.present")
+
+
+# --- rules live in engine/ ---------------------------------------------------------------------
+
+TEMPLATES = SERVICE.parent / "templates"
+SEAT_LETTERS = frozenset(engine.SEATS)
+CLAIM_TIMINGS = frozenset(timing.value for timing in engine.ClaimTiming)
+RULESET_NAMES = frozenset(engine.RULESETS)
+RULE_WORDS = SEAT_LETTERS | CLAIM_TIMINGS | RULESET_NAMES
+FORMATION_SIZES = frozenset({3, 4})
+"""Cards in a complete formation (R10): a flag's ``formation_size`` says which."""
+
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+_QUOTED = r"""["']({})["']""".format("|".join(sorted(map(re.escape, RULE_WORDS))))
+_TEMPLATE_RULE_TESTS = (
+    re.compile(r"\bclaims\s*(==|!=|\bin\b)"),
+    re.compile(r"(==|!=)\s*[\w.]*\bclaims\b"),
+    re.compile(r"\bruleset\s*(==|!=|\bin\b)\s*[\"'(\[]"),
+    re.compile(rf"(==|!=)\s*{_QUOTED}"),
+    re.compile(rf"{_QUOTED}\s*(==|!=|\bin\b|\bnot in\b)"),
+    re.compile(r"""\[\s*["'][ABC]["']\s*\]"""),
+)
+
+
+def template_rule_tests(text: str) -> list[str]:
+    """The Jinja expressions of ``text`` that test a claim timing, a ruleset or a seat letter."""
+    return [
+        " ".join(tag.split())
+        for tag in _JINJA.findall(text)
+        if any(pattern.search(tag) for pattern in _TEMPLATE_RULE_TESTS)
+    ]
+
+
+def test_no_template_tests_a_claim_timing_a_ruleset_or_a_seat_letter() -> None:
+    """A template shows what the engine's typed view says (``claims_after_play``,
+    ``scout_return_ends_turn``, the follow-ups of each move): it never decides a rule."""
+    found = [
+        f"{path.relative_to(TEMPLATES)}: {tag}"
+        for path in sorted(TEMPLATES.rglob("*"))
+        if path.suffix in (".html", ".txt")
+        for tag in template_rule_tests(path.read_text())
+    ]
+    assert found == []
+
+
+def test_the_template_check_sees_a_rule_test() -> None:
+    assert template_rule_tests('{% if view.claims == "advanced" %}x{% endif %}')
+    assert template_rule_tests("{{ 'a' if 'standard' != game.claims }}")
+    assert template_rule_tests('{% if game.ruleset == "battleline-3p" %}{% endif %}')
+    assert template_rule_tests('{% if view.seat == "A" %}{% endif %}')
+    assert template_rule_tests("{{ names['B'] }}")
+    assert not template_rule_tests("{% if view.claims_after_play %}x{% endif %}")
+    assert not template_rule_tests('{{ "B" }} {% if values.series == "points" %}{% endif %}')
+
+
+RULE_CHECKS_ALLOWED = {
+    ("service/present/reply_reading.py", "engine.SEATS[0]"): (
+        "reads a reply's words as a move of a stand-in seat, to learn whether they name a move "
+        "at all: which seat it is does not matter"
+    ),
+}
+"""Rule-looking code outside engine/ that decides no rule, by (file, source): why each is not
+one."""
+
+
+def rule_checks(tree: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``tree`` that decide a rule the engine owns: a comparison with a seat letter,
+    a claim timing or a ruleset name (or ``ClaimTiming.X``); a formation size compared with the
+    number of cards; a seat indexed by its letter (``seats["A"]``) or the first seat picked out
+    (``ruleset.seats[0]``, ``SEATS[0]``); a seat letter given as a value (``.get("s", "A")``,
+    ``["A", "B", "C"]``)."""
+
+    def rule_word(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant) and node.value in RULE_WORDS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in engine.ClaimTiming.__members__:
+            return True
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(rule_word(e) for e in node.elts)
+        return False
+
+    def counts_cards(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "len"
+
+    def seat_letter(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and node.value in SEAT_LETTERS
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            sized = any(counts_cards(o) for o in operands) and any(
+                isinstance(o, ast.Constant) and o.value in FORMATION_SIZES for o in operands
+            )
+            if sized or any(rule_word(o) for o in operands):
+                yield node
+        elif isinstance(node, ast.Subscript):
+            first = isinstance(node.slice, ast.Constant) and node.slice.value == 0
+            seats = (isinstance(node.value, ast.Attribute) and node.value.attr == "seats") or (
+                getattr(node.value, "attr", getattr(node.value, "id", None)) == "SEATS"
+            )
+            if seat_letter(node.slice) or (first and seats):
+                yield node
+        elif isinstance(node, ast.Call):
+            if any(seat_letter(a) for a in node.args):
+                yield node
+        elif (
+            isinstance(node, ast.List | ast.Tuple | ast.Set)
+            and len(node.elts) > 1
+            and all(seat_letter(e) for e in node.elts)
+        ):
+            yield node
+
+
+def service_rule_checks() -> list[str]:
+    found = []
+    for path in sorted(SERVICE.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        source = path.read_text()
+        relative = str(path.relative_to(SERVICE.parent))
+        for node in rule_checks(ast.parse(source, relative)):
+            text = ast.get_source_segment(source, node) or ""
+            if (relative, text) not in RULE_CHECKS_ALLOWED:
+                found.append(f"{relative}:{getattr(node, 'lineno', '?')}: {text}")
+    return found
+
+
+def test_no_rule_is_checked_outside_the_engine() -> None:
+    """Seat letters, claim timings, rulesets and formation sizes are the engine's: the service
+    reads its fields (``engine.FIRST_SEAT``, ``PublicView.claims_after_play``,
+    ``ClaimProofView.margin``, ``FlagView.formation_size``) and never compares them itself."""
+    assert service_rule_checks() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if seat == "A": pass',
+        "if state.claims is engine.ClaimTiming.ADVANCED: pass",
+        'advanced = game.claims == "advanced"',
+        'if game.ruleset in ("battleline-3p", "no-tactics-3p"): pass',
+        "if len(cards) == 3: pass",
+        'url = links[seats["A"]]',
+        "creator = engine.get_ruleset(name).seats[0]",
+        'seat = payload.get("s", "A")',
+        'choice = click.Choice(["A", "B", "C"])',
+    ],
+)
+def test_the_rule_check_finds_a_rule_outside_the_engine(source: str) -> None:
+    assert list(rule_checks(ast.parse(source)))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if seat == engine.FIRST_SEAT: pass",
+        'symbols = {"S": "♠", "C": "♣"}',
+        'if values.series == "points": pass',
+        "key = reply_key(session, seats[0])",
+        "if len(parts) == 2: pass",
+    ],
+)
+def test_the_rule_check_passes_what_decides_no_rule(source: str) -> None:
+    assert not list(rule_checks(ast.parse(source)))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 import engine
-from service.present.choices import CardChoices, Choice
+from service.present.choices import CardChoices, Choice, move_choices
 from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
+from tests.engine.builders import position
 
 Move, Action = engine.Move, engine.Action
 
@@ -52,3 +53,15 @@ def test_a_traitor_takes_an_opponents_troop_to_a_flag_of_ones_own() -> None:
     assert buttons(html) == [("TRAITOR B4@9&gt;6", "6"), ("TRAITOR B4@9&gt;7", "7")]
     assert 'aria-label="Traitor"' in html and 'aria-label="blue 4"' in html
     assert '<span class="what">from flag 9 to your flag</span>' in html
+
+
+def test_the_turn_ending_offered_with_the_cards_is_that_of_every_card() -> None:
+    """Standard claims and empty decks: the card that completes a provable wedge leaves the end
+    to choose (after a claim), the first card listed ends the turn by itself. The page offers
+    the end with the cards, even though the first card leaves none."""
+    hands = {"A": ["R1", "G10"], "B": ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"]}
+    state = position(flags={1: {"A": ["G8", "G9"]}}, hands=hands, empty_decks=True)
+    choices = move_choices(state, "A")
+    assert [group.card for group in choices.plays] == ["R1", "G10"]
+    assert engine.turn_endings(state, choices.plays[0].choices[0].move) == []
+    assert [c.notation for c in choices.then] == ["end"]

@@ -90,6 +90,22 @@ def test_the_private_page_ends_a_scout_turn_with_the_cards_put_back(
     assert stored_position(app, new_game.id).to_move == "B"
 
 
+def test_the_scout_return_button_says_the_turn_ends_when_no_claim_can_follow(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    """Under the standard rule a claim may follow the return (R4): with nothing provable, the
+    return ends the turn all the same, and the button says so (``scout_return_ends_turn``)."""
+    state = position(claims="standard", hands={"A": SCOUT_HAND, "B": BOB_HAND}, ply=0)
+    your_turn_at(app, new_game, state)
+    with app.app_context():
+        token = tokens.make_private_token(new_game.id, "A", 0)
+    for ply, move in enumerate(["SCOUT", "draw troops", "draw tactics"]):
+        sent = {"ply": str(ply), "move": move}
+        assert client.post(f"/p/{token}/move", data=sent).status_code == 303
+    page = client.get(f"/p/{token}").get_data(as_text=True)
+    assert "Put these back and end the turn" in page
+
+
 def test_a_move_link_with_nothing_to_draw_ends_the_turn(
     app: Flask, client: FlaskClient, new_game: SimpleNamespace
 ) -> None:
