@@ -15,7 +15,8 @@ import engine
 from engine import Action
 from service.inbound.reply_text import html_to_text, own_words
 from service.present.choices import Choice, move_code
-from service.present.reply_reading import names_a_move, read_turn, wanted
+from service.present.reply_reading import names_a_move, read_turn
+from service.present.reply_wanted import wanted
 from tests.engine.builders import position
 from tests.service.replies import turn_text
 
