@@ -95,15 +95,16 @@ def _why_not(
         codes = ", ".join(move_code(m) for m in candidates[:12])
         more = f" and {len(candidates) - 12} more" if len(candidates) > 12 else ""
         return f"it could mean {len(candidates)} moves ({codes}{more}): say which one"
-    move = seen.move(seat)
-    if move is not None:
+    named = seen.move(seat)
+    if named is not None:
+        written = named.action_text()
         try:
-            engine.apply(state, move)
+            engine.apply(state, engine.parse_action(seat, written, state.ruleset))
         except engine.EngineError as error:
             rule = getattr(error, "rule", None)
             ruling = f" ({rule})" if rule and str(rule) not in str(error) else ""
-            return f"{move.action_text()} cannot be played now: {error}{ruling}"
-        return f"{move.action_text()} cannot be played now"
+            return f"{written} cannot be played now: {error}{ruling}"
+        return f"{written} cannot be played now"
     if seen.value is not None:
         hand = state.hands[engine.SEATS.index(seat)]
         held = [c for c in hand if is_troop(c) and troop_parts(c)[1] == seen.value]

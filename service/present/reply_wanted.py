@@ -79,7 +79,9 @@ class Wanted:
         return self.deck is None or move.deck == self.deck
 
     def move(self, seat: str) -> engine.Move | None:
-        """The one move these words name in full, legal or not (to ask the engine why not)."""
+        """The one move these words name in full, its cards and flags as written, legal or not:
+        the engine's parser reads its notation (``engine.parse_action``) to say why not. None
+        when the words leave part of the move unsaid."""
         a, card, flag, source = self.action, self.card, self.flag, self.source
         if a is None and card is not None and flag is not None:
             a = Action.PLAY

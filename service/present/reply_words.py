@@ -11,6 +11,8 @@ import unicodedata
 
 import engine
 from engine import Action, Deck
+from engine.cards import COLOR_NAMES
+from engine.cards import GUILE as GUILE_CARDS
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
@@ -25,10 +27,9 @@ def normalised(text: str) -> str:
 
 
 COLOR_WORDS = {
-    "red": "R", "orange": "O", "yellow": "Y", "green": "G", "blue": "B", "purple": "P",
-    "spade": "S", "spades": "S", "heart": "H", "hearts": "H", "diamond": "D", "diamonds": "D",
-    "club": "C", "clubs": "C",
-}  # fmt: skip
+    word: letter for letter, name in COLOR_NAMES.items() for word in (name, name.removesuffix("s"))
+}
+"""The engine's colour names, and their singular: ``red``, ``hearts``, ``heart``."""
 NUMBER_WORDS = {
     word: value
     for value, word in enumerate(
@@ -38,27 +39,21 @@ NUMBER_WORDS = {
         )
     )
 }  # fmt: skip
-DECK_WORDS = {
-    "troops": Deck.TROOPS, "troop": Deck.TROOPS, "tactics": Deck.TACTICS, "tactic": Deck.TACTICS,
-    "tactical": Deck.TACTICS,
+DECK_WORDS = {deck.value: deck for deck in Deck} | {
+    "troop": Deck.TROOPS, "tactic": Deck.TACTICS, "tactical": Deck.TACTICS,
     # The deck names a German or French player may write.
     "truppen": Deck.TROOPS, "truppe": Deck.TROOPS, "taktik": Deck.TACTICS,
     "troupes": Deck.TROOPS, "troupe": Deck.TROOPS, "tactiques": Deck.TACTICS,
     "tactique": Deck.TACTICS,
 }  # fmt: skip
-VERBS = {
-    "play": Action.PLAY, "put": Action.PLAY, "place": Action.PLAY,
-    "claim": Action.CLAIM, "draw": Action.DRAW, "pass": Action.PASS, "end": Action.END,
-    "resign": Action.RESIGN, "concede": Action.RESIGN, "return": Action.RETURN,
-    "discard": Action.DISCARD, "scout": Action.SCOUT, "redeploy": Action.REDEPLOY,
-    "deserter": Action.DESERTER, "traitor": Action.TRAITOR,
+"""The notation's deck words (``draw troops``) and the others players write."""
+VERBS = {action.value: action for action in Action if action is not Action.TIMEOUT} | {
+    "put": Action.PLAY, "place": Action.PLAY, "concede": Action.RESIGN,
 }  # fmt: skip
-GUILE = {
-    "SCOUT": Action.SCOUT,
-    "REDEPLOY": Action.REDEPLOY,
-    "DESERTER": Action.DESERTER,
-    "TRAITOR": Action.TRAITOR,
-}
+"""The notation's action words (``claim``, ``redeploy``; a timeout is the server's, never a
+player's) and the others players write."""
+GUILE = {card: Action(card.lower()) for card in sorted(GUILE_CARDS)}
+"""A guile card names its move: the notation writes ``REDEPLOY R7@3>5``."""
 REPEATS = {"twice": 2, "thrice": 3}
 """Words that repeat a draw: "draw troops twice" (a Scout draws up to three, R16)."""
 TIMES_WORDS = frozenset({"times", "mal", "fois"})

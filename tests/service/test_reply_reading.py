@@ -372,3 +372,20 @@ def test_a_claim_of_a_flag_the_opponent_won_is_noted_too() -> None:
     assert reading.moves == [play], reading
     (note,) = reading.notes
     assert f"flag {flag} was claimed already, not by you" in note
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("R9>12", "R9>12 cannot be played now: '12' is not a flag (flags are 1 to 9)."),
+        ("claim flag 12", "claim 12 cannot be played now: '12' is not a flag (flags are 1 to 9)."),
+        ("play red 15 on 3", "R15>3 cannot be played now: 'R15>3': R15 is not a card of this"),
+    ],
+)
+def test_a_flag_or_card_the_game_has_not_is_named_by_the_engines_parser(
+    text: str, problem: str
+) -> None:
+    """The reader writes what it read in the notation and the engine's parser reads it: the
+    parser says which flag or card the game has not."""
+    reading = read_turn(text, opening(), opening().to_move)
+    assert reading.problem is not None and problem in " ".join(reading.problem.split())
