@@ -39,7 +39,7 @@ from engine.errors import (
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.formations import Formation, FormationValue, evaluate, formation_size
 from engine.legal import TacticsBlock, automatic_end, legal_moves
-from engine.moves import Action, Deck, Move, parse_move
+from engine.moves import Action, Deck, Move, parse_action, parse_move
 from engine.prover import (
     ClaimMargin,
     ClaimProof,
@@ -148,6 +148,7 @@ __all__ = [
     "formation_size",
     "get_ruleset",
     "legal_moves",
+    "parse_action",
     "parse_move",
     "play_match",
     "player_view",

@@ -139,7 +139,25 @@ def parse_move(text: str, ruleset: Ruleset) -> Move:
     seat = m.group(1).upper()
     if seat not in SEATS[: ruleset.players]:
         raise InvalidMoveError(f"{seat!r} is not a seat (seats are {', '.join(SEATS)})")
-    words = m.group(2).split()
+    return _parse_action(seat, m.group(2), ruleset, text)
+
+
+def parse_action(seat: Seat, text: str, ruleset: Ruleset) -> Move:
+    """Read the action of one move by ``seat``, the notation without the seat (the mirror of
+    ``Move.action_text``): ``parse_action("A", "R7>3", ruleset)``.
+
+    Raises InvalidMoveError (bad form, unknown seat, flag out of range; its message quotes
+    ``text`` alone) or InvalidCardError.
+    """
+    if seat not in SEATS[: ruleset.players]:
+        raise InvalidMoveError(f"{seat!r} is not a seat (seats are {', '.join(SEATS)})")
+    return _parse_action(seat, text, ruleset, text)
+
+
+def _parse_action(seat: Seat, action: str, ruleset: Ruleset, text: str) -> Move:
+    """``action`` (the notation after the seat) read for ``seat``; ``text``: what the errors
+    quote."""
+    words = action.split()
     if not words:
         raise InvalidMoveError(f"{text!r} has no action")
     head = words[0].lower()

@@ -20,7 +20,8 @@ from mailparser_reply.constants import MAIL_LANGUAGES
 
 import engine
 from service.inbound.headers import decoded
-from service.present.reply_reading import names_a_move, normalised
+from service.present.reply_reading import names_a_move
+from service.present.reply_words import normalised
 
 MAX_WRITTEN_CHARS = 4000
 """The most of a reply's own words that are read: a turn is a line or two."""

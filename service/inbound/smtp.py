@@ -30,7 +30,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 
 from service.inbound import headers
-from service.inbound.receive import Outcome, receive
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from service.inbound.verify import DnsLookup, stamp
 from service.outbox.bounce_address import is_bounce_address
 

@@ -9,8 +9,10 @@ it back, and ``service.inbound`` never answers a message that carries it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
@@ -27,23 +29,125 @@ from service.present.plain_text import card_text, pieces_text, wrap
 from service.present.reply_reading import Reading
 from service.present.words import instruction
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-def move_row(move: engine.Move) -> dict[str, Any]:
+
+@dataclass(frozen=True)
+class MoveRow:
+    """A move as an answer shows it."""
+
+    code: str
+    """What to reply to make it (``service.present.choices.move_code``)."""
+    text: str
+    """What it does, in plain text."""
+
+
+@dataclass(frozen=True)
+class PlayedRow:
+    """A move a reply played."""
+
+    code: str
+    text: str
+    drawn: engine.Card | None
+    """For a draw, the card that came into the seat's hand; None for the other moves."""
+    drawn_text: str | None
+    """``drawn`` in plain text."""
+
+
+@dataclass(frozen=True)
+class CodeGroup:
+    """Moves possible now that belong together (a card and its flags, the claims ...)."""
+
+    title: str
+    codes: tuple[str, ...]
+    lines: tuple[str, ...]
+    """The codes in lines that fit an 80-column mail program (the plain-text part)."""
+
+
+@dataclass(frozen=True)
+class ReadingRow:
+    """One part of a reply as understood."""
+
+    words: str
+    move: MoveRow | None
+    """The move the words named, None when they named none that can be played."""
+    problem: str | None
+    """Why not, or what was passed over (a claim of a flag already held)."""
+    options: tuple[str, ...]
+    """The codes of the moves the words could mean (the first 20)."""
+
+
+@dataclass(frozen=True)
+class TurnNow:
+    """Where the game stands for the seat an answer goes to."""
+
+    private_url: str
+    game_over: bool = False
+    your_turn: bool = False
+    to_move_name: str | None = None
+    """Who is to move, when the game goes on; None before the deal or after the end."""
+    codes: tuple[CodeGroup, ...] = ()
+    """The moves the seat may make now (``reply_codes``)."""
+
+
+@dataclass(frozen=True)
+class ReceiptEmail:
+    """The receipt of a reply that was played (with ``TurnNow``: what comes next)."""
+
+    played: tuple[PlayedRow, ...]
+    notes: tuple[str, ...]
+    """What was passed over without a move."""
+    hand: tuple[engine.Card, ...]
+    hand_lines: tuple[str, ...]
+    """The hand now in plain text, wrapped."""
+
+
+@dataclass(frozen=True)
+class RefusalEmail:
+    """The answer to a reply that was not played (with ``TurnNow``: the moves possible now)."""
+
+    reason: str
+    written: str
+    """The words read (the first 500 characters)."""
+    parts: tuple[ReadingRow, ...]
+    ignored: tuple[str, ...]
+    """The chat left out."""
+
+
+@dataclass(frozen=True)
+class OtherSenderEmail:
+    """The note to a seat's own address that its reply address was used from another one."""
+
+    sender: str
+    own_address: str
+    private_url: str
+
+
+def template_values(game: Game, *answers: DataclassInstance) -> dict[str, object]:
+    """What an answer's templates get: the game's facts, then each field of ``answers`` by
+    its name."""
+    values: dict[str, object] = dict(game_facts(game))
+    for answer in answers:
+        values.update({f.name: getattr(answer, f.name) for f in dataclasses.fields(answer)})
+    return values
+
+
+def move_row(move: engine.Move) -> MoveRow:
     """One move as an answer shows it: its code and what it does."""
-    return {"code": move_code(move), "text": pieces_text(instruction(move))}
+    return MoveRow(code=move_code(move), text=pieces_text(instruction(move)))
 
 
-def reply_codes(state: engine.GameState, seat: str) -> list[dict[str, Any]]:
+def reply_codes(state: engine.GameState, seat: str) -> tuple[CodeGroup, ...]:
     """Every move ``seat`` may make now, in groups (a card and its flags, the claims, the draws
     ...), each with the codes to reply with. Empty when it is not the seat's turn."""
     choices = move_choices(state, seat)
-    groups: list[dict[str, Any]] = []
+    groups: list[CodeGroup] = []
 
     def add(title: str, codes: Sequence[str]) -> None:
         if codes:
-            # The plain-text part: the codes in lines that fit an 80-column mail program.
-            lines = wrap("   ".join(codes), "    ")
-            groups.append({"title": title, "codes": list(codes), "lines": lines})
+            lines = tuple(wrap("   ".join(codes), "    "))
+            groups.append(CodeGroup(title=title, codes=tuple(codes), lines=lines))
 
     add("Discard (the Mud left)", [c.code for c in choices.discards])
     add("Claim a flag", [c.code for c in choices.claims])
@@ -74,63 +178,60 @@ def reply_codes(state: engine.GameState, seat: str) -> list[dict[str, Any]]:
     add("Draw to end your turn", [c.code for c in choices.draws])
     if choices.end is not None:
         add("End your turn", [choices.end.code])
-    return groups
+    return tuple(groups)
 
 
-def reading_rows(reading: Reading | None) -> list[dict[str, Any]]:
+def reading_rows(reading: Reading | None) -> tuple[ReadingRow, ...]:
     """Each part of a reply as understood: the words, the move they named or why not."""
     if reading is None:
-        return []
-    return [
-        {
-            "words": part.words,
-            "move": move_row(part.move) if part.move is not None else None,
-            "problem": part.problem or part.note,
-            "options": [move_code(m) for m in part.options[:20]],
-        }
+        return ()
+    return tuple(
+        ReadingRow(
+            words=part.words,
+            move=move_row(part.move) if part.move is not None else None,
+            problem=part.problem or part.note,
+            options=tuple(move_code(m) for m in part.options[:20]),
+        )
         for part in reading.parts
-    ]
+    )
 
 
-def _turn_context(
-    session: Session, game: Game, state: engine.GameState, seat: str
-) -> dict[str, Any]:
+def turn_now(session: Session, game: Game, state: engine.GameState, seat: str) -> TurnNow:
+    """Where ``state`` leaves ``seat``: over, their turn (with the codes), or whose turn."""
     assert game.id is not None
     seats = seats_of(session, game.id)
     seat_row, _ = seats[seat]
     names = {letter: player.display_name for letter, (_, player) in seats.items()}
     over = state.result is not None
-    return {
-        **game_facts(game),
-        "move_number": state.ply + 1,
-        "game_over": over,
-        "your_turn": not over and state.to_move == seat,
-        "to_move_name": None if over else names[state.to_move],
-        "codes": reply_codes(state, seat),
-        "private_url": private_page_url(seat_row),
-    }
+    return TurnNow(
+        private_url=private_page_url(seat_row),
+        game_over=over,
+        your_turn=not over and state.to_move == seat,
+        to_move_name=None if over else names[state.to_move],
+        codes=reply_codes(state, seat),
+    )
 
 
 def played_rows(
     before: engine.GameState, seat: str, moves: Sequence[engine.Move]
-) -> list[dict[str, Any]]:
-    """``move_row`` of each of ``moves`` made from ``before``, a draw with the card it drew
-    (``drawn``: what came into the seat's hand, and ``drawn_text`` in plain text; None for the
-    other moves)."""
+) -> tuple[PlayedRow, ...]:
+    """Each of ``moves`` made from ``before`` as ``move_row`` shows it, a draw with the card it
+    drew."""
     rows = []
     state = before
     for move in moves:
         after, _ = engine.apply(state, move)
-        row = {**move_row(move), "drawn": None, "drawn_text": None}
+        drawn = None
         if move.action is engine.Action.DRAW:
             came = set(engine.player_view(after, seat).hand) - set(
                 engine.player_view(state, seat).hand
             )
-            row["drawn"] = next(iter(came), None)
-            row["drawn_text"] = card_text(row["drawn"]) if row["drawn"] else None
-        rows.append(row)
+            drawn = next(iter(came), None)
+        row = move_row(move)
+        drawn_text = card_text(drawn) if drawn else None
+        rows.append(PlayedRow(row.code, row.text, drawn=drawn, drawn_text=drawn_text))
         state = after
-    return rows
+    return tuple(rows)
 
 
 def queue_receipt(
@@ -149,14 +250,14 @@ def queue_receipt(
     theirs), the hand now, then what comes next in ``state`` (the position after them)."""
     assert game.id is not None
     _, player = seats_of(session, game.id)[seat]
-    hand = list(engine.player_view(state, seat).hand)
-    context = {
-        **_turn_context(session, game, state, seat),
-        "played": played_rows(before, seat, moves),
-        "notes": list(notes),
-        "hand": hand,
-        "hand_lines": wrap("Your hand now: " + (" ".join(hand) or "no cards"), "", "  "),
-    }
+    hand = tuple(engine.player_view(state, seat).hand)
+    receipt = ReceiptEmail(
+        played=played_rows(before, seat, moves),
+        notes=tuple(notes),
+        hand=hand,
+        hand_lines=tuple(wrap("Your hand now: " + (" ".join(hand) or "no cards"), "", "  ")),
+    )
+    context = template_values(game, turn_now(session, game, state, seat), receipt)
     return queue_email(
         session, MailKind.REPLY_RECEIPT, player, game=game, context=context, in_reply_to=in_reply_to
     )
@@ -177,26 +278,18 @@ def queue_refusal(
     ``reading``), ``reason``, and the moves possible now (``state``: the game as it is; None
     before the deal). Nothing was changed."""
     assert game.id is not None
-    seats = seats_of(session, game.id)
-    seat_row, player = seats[seat]
-    context: dict[str, Any] = {
-        **game_facts(game),
-        "game_over": False,
-        "your_turn": False,
-        "to_move_name": None,
-        "codes": [],
-        "private_url": private_page_url(seat_row),
-    }
-    if state is not None:
-        context.update(_turn_context(session, game, state, seat))
-    context.update(
-        {
-            "reason": reason,
-            "written": written.strip()[:500],
-            "parts": reading_rows(reading),
-            "ignored": list(reading.ignored) if reading is not None else [],
-        }
+    seat_row, player = seats_of(session, game.id)[seat]
+    if state is None:
+        turn = TurnNow(private_url=private_page_url(seat_row))
+    else:
+        turn = turn_now(session, game, state, seat)
+    refusal = RefusalEmail(
+        reason=reason,
+        written=written.strip()[:500],
+        parts=reading_rows(reading),
+        ignored=reading.ignored if reading is not None else (),
     )
+    context = template_values(game, turn, refusal)
     return queue_email(
         session, MailKind.REPLY_REFUSED, player, game=game, context=context, in_reply_to=in_reply_to
     )
@@ -209,10 +302,8 @@ def queue_other_sender(
     checked address) and was not played."""
     assert game.id is not None
     seat_row, player = seats_of(session, game.id)[seat]
-    context = {
-        **game_facts(game),
-        "sender": sender,
-        "own_address": player.email,
-        "private_url": private_page_url(seat_row),
-    }
+    note = OtherSenderEmail(
+        sender=sender, own_address=player.email, private_url=private_page_url(seat_row)
+    )
+    context = template_values(game, note)
     return queue_email(session, MailKind.REPLY_OTHER_SENDER, player, game=game, context=context)

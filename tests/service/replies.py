@@ -12,6 +12,7 @@ from email.message import EmailMessage
 from typing import Any
 
 from flask import Flask
+from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 import engine
@@ -20,6 +21,11 @@ from service.games.move_log import move_log
 from service.games.state import load_state
 from service.models import Game, InboundMessage
 from service.outbox.models import OutboxMessage
+from tests.service.conftest import VALID_FORM
+from tests.worker.turn_games import create_confirm_accept
+
+ADDRESSES = {"A": "alice@example.org", "B": "bob@example.org"}
+"""The seats' addresses in ``VALID_FORM``."""
 
 
 def reply_bytes(
@@ -168,3 +174,32 @@ def nested(
     for level in reversed(range(depth)):
         raw += b"--b%d--" % level + n
     return raw
+
+
+@dataclass
+class ReplyGame:
+    """A game of ``VALID_FORM`` dealt from ``seed0``, at the first player's first turn: the
+    emails a seat replies to and the turn it may reply."""
+
+    app: Flask
+    client: FlaskClient
+    game_id: int
+    mover: str
+
+    @property
+    def mover_email(self) -> str:
+        return ADDRESSES[self.mover]
+
+    def row(self, seat: str | None = None, kind: str | None = None) -> OutboxMessage:
+        """The latest email of the game to ``seat`` (the mover by default), of ``kind``."""
+        return latest_email(self.app, self.game_id, ADDRESSES[seat or self.mover], kind)
+
+    def turn(self) -> str:
+        """A whole turn for the player to move now (``turn_text``)."""
+        return turn_text(position(self.app, self.game_id).state)
+
+
+def new_game(app: Flask, client: FlaskClient) -> tuple[int, Position]:
+    """A game of ``VALID_FORM`` created, confirmed, accepted and dealt from ``seed0``."""
+    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
+    return game_id, position(app, game_id)

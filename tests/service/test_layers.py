@@ -209,12 +209,7 @@ def test_the_template_check_sees_a_rule_test() -> None:
     assert not template_rule_tests('{{ "B" }} {% if values.series == "points" %}{% endif %}')
 
 
-RULE_CHECKS_ALLOWED = {
-    ("service/present/reply_reading.py", "engine.SEATS[0]"): (
-        "reads a reply's words as a move of a stand-in seat, to learn whether they name a move "
-        "at all: which seat it is does not matter"
-    ),
-}
+RULE_CHECKS_ALLOWED: dict[tuple[str, str], str] = {}
 """Rule-looking code outside engine/ that decides no rule, by (file, source): why each is not
 one."""
 

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.inbound import mime_shape, smtp
-from service.inbound.receive import Outcome, receive
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from tests.service.replies import REPLY_ADDRESS, inbound_rows, nested
 
 

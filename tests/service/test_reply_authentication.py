@@ -15,30 +15,28 @@ from dataclasses import dataclass
 
 import pytest
 from flask import Flask
-from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
 
 from service.inbound.authentication import Verdict, aligned, authenticate
 from service.inbound.confirm import CONFIRMATIONS_PER_HOUR
-from service.inbound.receive import Outcome, receive
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from service.inbound.smtp import receiver
 from service.inbound.verify import stamp
-from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
+from tests.service.conftest import empty_and_close, make_test_app
 from tests.service.mail_auth import AUTHSERV_ID, TestResolver, signed, with_results
 from tests.service.replies import (
+    ReplyGame,
     inbound_rows,
     last_outbox_id,
-    latest_email,
+    new_game,
     outbox_after,
     position,
     reply_bytes,
-    turn_text,
 )
 from tests.worker.outbox_rows import link_to, path_of
-from tests.worker.turn_games import create_confirm_accept
 
-ADDRESSES = {"A": "alice@example.org", "B": "bob@example.org"}
 OURS = AUTHSERV_ID
 
 
@@ -51,20 +49,10 @@ def strict(database_url: str) -> Iterator[Flask]:
 
 
 @dataclass
-class Game:
-    app: Flask
-    client: FlaskClient
-    game_id: int
-    mover: str
-
-    @property
-    def mover_email(self) -> str:
-        return ADDRESSES[self.mover]
-
+class Game(ReplyGame):
     def reply(self, text: str | None = None, **options: object) -> bytes:
-        row = latest_email(self.app, self.game_id, self.mover_email)
-        words = turn_text(position(self.app, self.game_id).state) if text is None else text
-        return reply_bytes(row, words, **options)  # type: ignore[arg-type]
+        words = self.turn() if text is None else text
+        return reply_bytes(self.row(), words, **options)  # type: ignore[arg-type]
 
     def receive(self, raw: bytes, **options: object) -> Outcome:
         with self.app.app_context():
@@ -77,8 +65,8 @@ class Game:
 
 def start(app: Flask) -> Game:
     client = app.test_client()
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    return Game(app, client, game_id, position(app, game_id).to_move)
+    game_id, now = new_game(app, client)
+    return Game(app, client, game_id, now.to_move)
 
 
 def held_and_asked(game: Game, before: int, log: tuple[str, ...]) -> str:
@@ -166,7 +154,7 @@ def test_alignment_is_a_parent_or_the_same_domain(a: str, b: str) -> None:
 def test_the_confirmation_link_plays_the_moves_once(strict: Flask) -> None:
     game = start(strict)
     before, log, ply = last_outbox_id(strict), position(strict, game.game_id).log, game.ply
-    words = turn_text(position(strict, game.game_id).state)
+    words = game.turn()
     assert game.receive(game.reply(words)) is Outcome.UNAUTHENTICATED
     url = held_and_asked(game, before, log)
     client = strict.test_client()
@@ -262,7 +250,7 @@ def test_the_smtp_receiver_verifies_dkim(strict: Flask, resolver: TestResolver, 
     make, plays = SMTP_CASES[name]
     game = start(strict)
     before, log, ply = last_outbox_id(strict), position(strict, game.game_id).log, game.ply
-    row = latest_email(strict, game.game_id, game.mover_email)
+    row = game.row()
     raw = make(game.reply())
     deliver(strict, resolver, game.mover_email, raw, row.headers["Reply-To"])
     (received,) = inbound_rows(strict)
@@ -285,7 +273,7 @@ def test_trusting_from_never_overrides_a_dmarc_fail(
     try:
         game = start(app)
         ply = game.ply
-        row = latest_email(app, game.game_id, game.mover_email)
+        row = game.row()
         dns = TestResolver([], dmarc=["example.org"] if publishes_dmarc else [])
         deliver(app, dns, game.mover_email, game.reply(), row.headers["Reply-To"])
         (received,) = inbound_rows(app)

@@ -23,23 +23,25 @@ from engine.cards import is_troop, troop_parts
 from service.db import session_scope
 from service.games.rows import lock_game
 from service.games.seats import revoke_seat_links, seats_of
-from service.inbound.receive import Outcome, receive
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from service.models import AddressStatus, Game, Player
 from service.outbox.bounce_address import bounce_address
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.service.replies import (
+    ADDRESSES,
+    ReplyGame,
     inbound_rows,
     last_outbox_id,
     latest_email,
+    new_game,
     outbox_after,
     position,
     reply_bytes,
     turn_text,
 )
-from tests.worker.turn_games import create_confirm_accept
 
-ADDRESSES = {"A": "alice@example.org", "B": "bob@example.org"}
 CAROL = "carol@example.org"
 """Invited to a second game, which is not dealt."""
 REPLY_KINDS = {"reply_receipt", "reply_refused", "reply_other_sender"}
@@ -58,29 +60,15 @@ class Inbound:
 
 
 @dataclass
-class Ctx:
+class Ctx(ReplyGame):
     """The game of one case, at the start of the first player's first turn."""
 
-    app: Flask
-    client: FlaskClient
-    game_id: int
-    mover: str
-    other: str
+    other: str = "B"
     notes: dict[str, object] = field(default_factory=dict)
-
-    @property
-    def mover_email(self) -> str:
-        return ADDRESSES[self.mover]
 
     @property
     def other_email(self) -> str:
         return ADDRESSES[self.other]
-
-    def row(self, seat: str | None = None, kind: str | None = None) -> OutboxMessage:
-        return latest_email(self.app, self.game_id, ADDRESSES[seat or self.mover], kind)
-
-    def turn(self) -> str:
-        return turn_text(position(self.app, self.game_id).state)
 
     def play(self) -> str:
         return self.turn().split()[0]
@@ -578,8 +566,7 @@ def test_the_catalogue_is_long_enough() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_a_reply(app: Flask, client: FlaskClient, case: Case) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    start = position(app, game_id)
+    game_id, start = new_game(app, client)
     other = next(s for s in ADDRESSES if s != start.to_move)
     ctx = Ctx(app, client, game_id, start.to_move, other)
     before = last_outbox_id(app)
@@ -617,8 +604,8 @@ def test_a_reply(app: Flask, client: FlaskClient, case: Case) -> None:
 
 
 def test_the_answer_threads_after_the_players_email(app: Flask, client: FlaskClient) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    ctx = Ctx(app, client, game_id, position(app, game_id).to_move, "B")
+    game_id, start = new_game(app, client)
+    ctx = Ctx(app, client, game_id, start.to_move, "B")
     row = ctx.row()
     message_id = email.utils.make_msgid(domain="mail.example.org")
     assert ctx.receive(Inbound(reply_bytes(row, ctx.turn(), message_id=message_id))) is (
@@ -634,7 +621,7 @@ def test_the_answer_threads_after_the_players_email(app: Flask, client: FlaskCli
 def test_a_reply_key_is_per_seat_and_revoked_with_the_seats_links(
     app: Flask, client: FlaskClient
 ) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
+    game_id, _ = new_game(app, client)
     a = latest_email(app, game_id, ADDRESSES["A"]).headers["Reply-To"]
     b = latest_email(app, game_id, ADDRESSES["B"]).headers["Reply-To"]
     assert a != b and a.endswith("@localhost") and b.startswith("play+")
@@ -669,8 +656,8 @@ def test_no_reply_to_without_an_inbound_domain(database_url: str) -> None:
 
 
 def test_the_received_rows_count_per_address(app: Flask, client: FlaskClient) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    ctx = Ctx(app, client, game_id, position(app, game_id).to_move, "B")
+    game_id, start = new_game(app, client)
+    ctx = Ctx(app, client, game_id, start.to_move, "B")
     ctx.receive(ctx.reply("hello"))
     ctx.receive(ctx.reply("hello again"))
     rows = inbound_rows(app)
@@ -684,8 +671,7 @@ def test_the_receipt_says_what_was_passed_over(app: Flask, client: FlaskClient) 
     from service.present.reply_answers import queue_receipt
     from service.present.reply_reading import read_turn
 
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    start = position(app, game_id)
+    game_id, start = new_game(app, client)
     reading = read_turn(turn_text(start.state), start.state, start.to_move)
     note = "'claim 3': flag 3 is yours already (claimed before this reply)"
     with app.app_context(), session_scope() as session:

@@ -8,7 +8,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.inbound.dev_reply import reply_to
-from service.inbound.receive import Outcome
+from service.inbound.outcomes import Outcome
 from tests.service.conftest import VALID_FORM
 from tests.service.replies import latest_email, position, turn_text
 from tests.worker.outbox_rows import rows

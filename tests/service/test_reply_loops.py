@@ -12,14 +12,19 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from service.db import session_scope
-from service.inbound.receive import Outcome, receive
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from service.models import utcnow
 from service.outbox.models import OutboxMessage
-from tests.service.conftest import VALID_FORM
-from tests.service.replies import latest_email, position, reply_bytes, turn_text
-from tests.worker.turn_games import create_confirm_accept
+from tests.service.replies import (
+    ADDRESSES,
+    latest_email,
+    new_game,
+    position,
+    reply_bytes,
+    turn_text,
+)
 
-ADDRESSES = {"A": "alice@example.org", "B": "bob@example.org"}
 AWAY = "Thank you for your email. I am away until Monday and will answer when I am back."
 
 
@@ -43,8 +48,8 @@ def _answer_latest(app: Flask, game_id: int, address: str, text: str) -> Outcome
 def test_an_auto_responder_gets_two_refusals_then_silence_for_a_day(
     app: Flask, client: FlaskClient
 ) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    mover = ADDRESSES[position(app, game_id).to_move]
+    game_id, start = new_game(app, client)
+    mover = ADDRESSES[start.to_move]
     outcomes = [_answer_latest(app, game_id, mover, AWAY) for _ in range(6)]
     assert outcomes == [Outcome.REFUSED] * 6
     assert len(_refusals(app, mover)) == 2  # not 6: the loop stopped after two
@@ -60,8 +65,8 @@ def test_an_auto_responder_gets_two_refusals_then_silence_for_a_day(
 
 
 def test_the_pause_ends_a_day_after_the_refusals(app: Flask, client: FlaskClient) -> None:
-    game_id = create_confirm_accept(app, client, VALID_FORM, seed="seed0")
-    mover = ADDRESSES[position(app, game_id).to_move]
+    game_id, start = new_game(app, client)
+    mover = ADDRESSES[start.to_move]
     for _ in range(3):
         _answer_latest(app, game_id, mover, AWAY)
     assert len(_refusals(app, mover)) == 2

@@ -15,7 +15,10 @@ import engine
 from engine import Action
 from service.inbound.reply_text import html_to_text, own_words
 from service.present.choices import Choice, move_code
-from service.present.reply_reading import names_a_move, read_turn, wanted
+from service.present.reply_parts import is_anchor, sentences, split_parts
+from service.present.reply_reading import names_a_move, read_turn
+from service.present.reply_wanted import another_claim, is_remark, merge_returns, wanted
+from service.present.reply_words import card_of, number_of, tokens_of
 from tests.engine.builders import position
 from tests.service.replies import turn_text
 
@@ -371,3 +374,45 @@ def test_a_claim_of_a_flag_the_opponent_won_is_noted_too() -> None:
     assert reading.moves == [play], reading
     (note,) = reading.notes
     assert f"flag {flag} was claimed already, not by you" in note
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("R9>12", "R9>12 cannot be played now: '12' is not a flag (flags are 1 to 9)."),
+        ("claim flag 12", "claim 12 cannot be played now: '12' is not a flag (flags are 1 to 9)."),
+        ("play red 15 on 3", "R15>3 cannot be played now: 'R15>3': R15 is not a card of this"),
+    ],
+)
+def test_a_flag_or_card_the_game_has_not_is_named_by_the_engines_parser(
+    text: str, problem: str
+) -> None:
+    """The reader writes what it read in the notation and the engine's parser reads it: the
+    parser says which flag or card the game has not."""
+    reading = read_turn(text, opening(), opening().to_move)
+    assert reading.problem is not None and problem in " ".join(reading.problem.split())
+
+
+def test_the_readers_pieces() -> None:
+    """The words, sentences and parts the reader works with (``reply_words``,
+    ``reply_parts``, ``reply_wanted``)."""
+    assert [number_of(w) for w in ("3", "third", "3rd", "seven", "x")] == [3, 3, 3, 7, None]
+    assert tokens_of("play R7 > 3 (now)") == ["play", "R7>3", "now"]
+    assert (card_of("fog", BATTLELINE), card_of("r7", BATTLELINE), card_of("Z9", BATTLELINE)) == (
+        "FOG", "R7", None,
+    )  # fmt: skip
+    assert sentences("Hi Bob. R7>3! Is flag 7 open?") == [
+        ("Hi Bob.", False), (" R7>3!", False), (" Is flag 7 open?", True),
+    ]  # fmt: skip
+    assert split_parts("R7>3 draw tactics, troops troops tactics", BATTLELINE) == [
+        "R7>3", "draw tactics", "troops", "troops", "tactics",
+    ]  # fmt: skip
+    assert is_anchor("R7>3", BATTLELINE) and not is_anchor("nice", BATTLELINE)
+    remark, play = wanted("Nice play on flag 2", BATTLELINE), wanted("R7 to 2", BATTLELINE)
+    assert remark is not None and play is not None
+    assert is_remark(remark) and not is_remark(play)
+    claim = another_claim("5")
+    assert claim is not None and (claim.action, claim.flag) == (Action.CLAIM, 5)
+    back, fog = wanted("return R2", BATTLELINE), wanted("FOG", BATTLELINE)
+    assert back is not None and fog is not None
+    assert [part.cards for part in merge_returns([back, fog])] == [["R2", "FOG"]]

@@ -1,0 +1,144 @@
+"""A reply from a seat's own address (``service.inbound.receive``, step 5): its words read
+against the position of the email it answers, then played with a receipt, held for the owner's
+confirmation when its sender was not authenticated, or answered with why not."""
+
+from __future__ import annotations
+
+import email.message
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+import engine
+from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
+from service.inbound import confirm, headers, loops
+from service.inbound.authentication import Verdict
+from service.inbound.outcomes import Outcome, Received
+from service.inbound.reply_text import words_to_read
+from service.models import Game, GameStatus, InboundMessage, Player, Seat
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import game_subject
+from service.present.reply_answers import queue_receipt, queue_refusal
+from service.present.reply_reading import Reading, names_a_move, read_turn
+
+
+def our_subjects(session: Session, game: Game) -> list[str]:
+    """The phrases of our own subjects in this game, which a reply's Subject repeats: the game's
+    part and each kind's head."""
+    heads = [kind.rules.subject for kind in MailKind if kind.rules.subject]
+    return [game_subject(session, game), *heads]
+
+
+def answered_ply(
+    session: Session, message: email.message.Message, game: Game, player: Player
+) -> int | None:
+    """The game's ply when the email this message answers was queued: the nearest Message-ID
+    it answers (In-Reply-To, then References from the parent back) that is an email of this
+    game to this player. None when it answers none of them."""
+    ids = headers.answered_ids(message)
+    if not ids:
+        return None
+    rows = session.exec(
+        select(OutboxMessage.message_id, OutboxMessage.ply).where(
+            col(OutboxMessage.message_id).in_(ids),
+            OutboxMessage.game_id == game.id,
+            OutboxMessage.player_id == player.id,
+            col(OutboxMessage.ply).is_not(None),
+        )
+    ).all()
+    plies = dict(rows)
+    for message_id in ids:
+        if message_id in plies:
+            return plies[message_id]
+    return None
+
+
+def play_reply(
+    session: Session,
+    message: email.message.Message,
+    row: InboundMessage,
+    game: Game,
+    seat: Seat,
+    player: Player,
+    now: datetime,
+    verdict: Verdict,
+) -> Received:
+    """A reply from the seat's own address: play it, or say why not."""
+    assert game.id is not None
+    letter = seat.letter
+    in_reply_to = headers.own_message_id(message)
+    ruleset = engine.get_ruleset(game.ruleset)
+    text = words_to_read(message, ruleset, our_subjects(session, game))
+    state = load_state(session, game) if game.deal is not None else None
+
+    def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
+        detail = reading.problem if reading is not None and reading.problem else reason
+        assert player.id is not None
+        if loops.refusals_paused(session, player.id):  # an auto-responder's loop: no answer
+            return Received(outcome, f"{detail} ({loops.NOT_ANSWERED})", game.id, letter)
+        answer = queue_refusal(
+            session, game, state, letter, reason=reason, in_reply_to=in_reply_to,
+            written=text, reading=reading,
+        )  # fmt: skip
+        return Received(outcome, detail, game.id, letter, answer.id if answer else None)
+
+    if state is None or game.status != GameStatus.ACTIVE:
+        if not names_a_move(text, ruleset):
+            return Received(Outcome.IGNORED, "no move, game not being played", game.id, letter)
+        if game.status == GameStatus.FINISHED:
+            return refuse(Outcome.REFUSED, "The game is over.")
+        return refuse(Outcome.REFUSED, f"This game is {game.status}: no card has been dealt yet.")
+    ply = answered_ply(session, message, game, player)
+    if ply is None:
+        return refuse(
+            Outcome.REFUSED,
+            "We could not tell which of our emails you answered, so not which moment of the "
+            "game you meant. Reply to the latest email of this game.",
+        )
+    if ply != game.ply:
+        if not names_a_move(text, ruleset):
+            return Received(Outcome.IGNORED, "no move, in reply to an old email", game.id, letter)
+        return refuse(
+            Outcome.STALE,
+            f"You answered the email of move {ply + 1}, and the game has moved on since: it is "
+            f"at move {game.ply + 1} now. Replies count only for the moment of the email they "
+            "answer. Look at the game as it is now and reply again.",
+        )
+    reading = read_turn(text, state, letter)
+    if not reading.playable:
+        assert reading.problem is not None
+        reason = reading.problem
+        if any(part.problem for part in reading.parts):
+            # The failing part says why, below: the reason only says what follows from it.
+            reason = "Part of it cannot be played now, so none of it was played."
+        return refuse(Outcome.REFUSED, reason, reading)
+    moves = reading.moves
+    if not verdict.authenticated:
+        asked = confirm.hold(
+            session, game, seat, player, row, moves, reason=verdict.reason,
+            in_reply_to=in_reply_to,
+        )  # fmt: skip
+        detail = f"held for confirmation ({verdict.reason})"
+        detail += "" if asked else ", owner not asked again"
+        return Received(
+            Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
+        )
+    before = state
+    for start in range(0, len(moves), MAX_MOVES_PER_CALL):
+        chunk = moves[start : start + MAX_MOVES_PER_CALL]
+        state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
+    answer = queue_receipt(
+        session,
+        game,
+        state,
+        letter,
+        moves,
+        before=before,
+        notes=reading.notes,
+        in_reply_to=in_reply_to,
+    )
+    played = ", ".join(m.action_text() for m in moves)
+    return Received(
+        Outcome.APPLIED, played, game.id, letter, answer.id if answer is not None else None
+    )
