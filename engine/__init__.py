@@ -6,7 +6,7 @@ Start a game with `deal_from_seed` (or `deal` with a `random.Random`) and `start
 `claim_proof_views`. A computer seat moves with `choose_move(player_view(...), level, rng)`
 (docs/bots.md); `play_match` measures the levels.
 
-Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same code: every flag
+Two or three seats (`battleline-3p`, `no-tactics-3p`: V6) run the same code: every flag
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 

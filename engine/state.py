@@ -40,7 +40,7 @@ class Phase(enum.StrEnum):
 
 
 class Termination(enum.StrEnum):
-    """How a game ended (FORMATS.md `result`)."""
+    """How a game ended (docs/formats.md `result`)."""
 
     BREAKTHROUGH = "breakthrough"
     ENVELOPMENT = "envelopment"

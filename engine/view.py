@@ -280,7 +280,7 @@ class PublicView:
     """Every seat's hand, sorted, once the game is over; None before."""
     # Where the seat to move stands within its turn, beyond ``phase``: open information (every
     # move is seen) that the computer opponent needs to rebuild a position exactly. Not in
-    # ``to_json``, whose shape FORMATS.md and the pages rely on.
+    # ``to_json``, whose shape docs/formats.md and the pages rely on.
     played: bool
     """Whether the seat to move has played a card (or passed) this turn."""
     passed: bool

@@ -56,7 +56,7 @@ def note_for_commit(session: Session, key: str, *items: Any) -> None:
 @sa.event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
     # SQLAlchemy 2.1 calls after_commit when a savepoint is released too (begin_nested), while
-    # the transaction and its locks go on: only the real commit may publish (PITFALLS).
+    # the transaction and its locks go on: only the real commit may publish.
     if session.in_nested_transaction():
         return
     for key, dispatcher in _DISPATCHERS.items():

@@ -3,10 +3,11 @@
 Every unit of work, in a view, a command or (later) a task, is one ``with session_scope() as
 session:`` block: it commits when the block ends normally and rolls back on any exception.
 
-SQLite ignores ``SELECT ... FOR UPDATE`` (PITFALLS), so on SQLite every transaction starts with
-``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer waits (busy timeout)
-instead of reading a state that is about to change. WAL lets readers of other connections go on.
-On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE``.
+SQLite ignores ``SELECT ... FOR UPDATE`` (SQLAlchemy drops it silently), so on SQLite every
+transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer
+waits (busy timeout) instead of reading a state that is about to change. WAL lets readers of
+other connections go on. On PostgreSQL, ``store.lock_game`` takes a row lock with ``SELECT ...
+FOR UPDATE``.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def utcnow() -> datetime:
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
     """A timestamp stored in UTC and always read back timezone-aware.
 
-    SQLite keeps no offset (PITFALLS), so a naive value read back is UTC by construction.
+    SQLite keeps no offset, so a naive value read back is UTC by construction.
     """
 
     impl = sa.DateTime(timezone=True)
@@ -105,7 +105,8 @@ class Player(SQLModel, table=True):
         sa_column_kwargs={"server_default": sa.text("'{}'")},
         nullable=False,
     )
-    """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it (PITFALLS)."""
+    """Free-form settings (auto-claim, mute, ...). Assign a new dict to change it: a JSON column
+    misses in-place changes."""
     token_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Bumped to revoke every "my games" link of this player."""
     session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
@@ -211,7 +212,7 @@ class Game(SQLModel, table=True):
     seed_commitment: str = Field(max_length=128)
     """``engine.seed_commitment(seed)``, published from the start (R3)."""
     deal: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
-    """The deal the seed produced, as in a game record (FORMATS.md), plus ``first`` and ``cut``."""
+    """The deal the seed produced, as in a record (docs/formats.md), plus ``first`` and ``cut``."""
     days_per_move: int = Field(default=3)
     visibility: str = Field(default=Visibility.UNLISTED, max_length=16)
     series_id: int | None = Field(default=None, foreign_key="series.id")
@@ -300,7 +301,7 @@ class Seat(SQLModel, table=True):
 
 
 class MoveEntry(SQLModel, table=True):
-    """One entry of the append-only move log, in FORMATS.md notation (``"A: R7>3"``)."""
+    """One entry of the append-only move log, in docs/formats.md notation (``"A: R7>3"``)."""
 
     __tablename__ = "moves"
     __table_args__ = (sa.UniqueConstraint("game_id", "ply", name="uq_moves_game_id_ply"),)

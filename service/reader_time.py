@@ -1,7 +1,7 @@
 """Times as their reader reads them: a deadline in the reader's own time zone, named, with the
 time left ("Friday 28 November, 19:24 Europe/Paris time (2 days 23 hours left)").
 
-Times are stored in UTC (PITFALLS). A player may choose a time zone (``Player.time_zone``, an IANA
+Times are stored in UTC. A player may choose a time zone (``Player.time_zone``, an IANA
 name checked against ``zoneinfo``); emails use it, pages too, and without one a time reads in UTC
 with the zone named. Templates get ``deadline_words`` (text) and ``deadline_html`` (a ``<time>``
 element carrying the moment in ISO form); both read ``time_zone`` and ``now`` from the template's
@@ -88,7 +88,7 @@ def deadline_text(moment: datetime, time_zone: str | None, now: datetime) -> str
 
 
 def _utc(moment: datetime) -> datetime:
-    # SQLite gives the stored UTC back without its offset (PITFALLS).
+    # SQLite gives the stored UTC back without its offset.
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 

@@ -1,7 +1,7 @@
 """Signed links: who may see a private page, make a move, or list their games.
 
 A token is signed, not encrypted: anyone can read its payload, so it names only ids, a seat, a
-token generation and (for a move) the ply; never a card (PITFALLS). Each purpose has its own
+token generation and (for a move) the ply; never a card. Each purpose has its own
 salt, so a token made for one purpose is refused for another.
 
 A valid signature is not enough: a token can be replayed until it expires. So the reader also

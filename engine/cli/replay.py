@@ -1,4 +1,4 @@
-"""``python -m engine replay FILE`` and ``python -m engine legal FILE`` (FORMATS.md)."""
+"""``python -m engine replay FILE`` and ``python -m engine legal FILE`` (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def load_record(path: str) -> GameRecord:
 
 
 def final_position_json(state: GameState) -> dict[str, Any]:
-    """The `replay --json` object of FORMATS.md.
+    """The `replay --json` object of docs/formats.md.
 
-    Three-player additions (FORMATS.md, V6): each flag names its pair under ``"seats"`` and
+    Three-player additions (docs/formats.md, V6): each flag names its pair under ``"seats"`` and
     holds its cards under those two seats' keys; a shared draw's ``winner`` is the list of the
     seats that share it. With two players a draw's ``winner`` is ``null``.
     """

@@ -136,7 +136,7 @@ def build_mime(
         sender=sender,
         extra_headers=dict(headers),
     )
-    # Set here, not in extra_headers: that would give the message two Message-IDs (PITFALLS).
+    # Not in extra_headers: that gives the message two Message-IDs, which Gmail rejects.
     message.msgId = check_header_value("Message-ID", message_id)
     if message.has_bad_headers():
         raise HeaderInjectionError("From")

@@ -1,4 +1,4 @@
-"""Creating and starting a game for three (RULINGS V6): the form and the command line take a third
+"""Creating and starting a game for three (V6): the form and the command line take a third
 player, both invited players get their own invitation, the deal waits for both acceptances, and
 one decline cancels the game for everyone."""
 
