@@ -138,7 +138,7 @@ def init_app(app: Flask) -> Limiter:
                 )(wrapped)
         elif endpoint in UNLIMITED_ENDPOINTS or "POST" not in _methods(app, endpoint):
             # Only POSTs are limited: a view that takes none has nothing to count, and the
-            # limiter's checks would cost every page view (bench/service.py).
+            # limiter's checks would cost every page view.
             wrapped = limiter.exempt(wrapped)
         else:
             wrapped = limiter.shared_limit(

@@ -73,7 +73,7 @@ def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     their own (a pool) with short timeouts and no retries, the caller waiting at most
     ``BROKER_PUBLISH_TIMEOUT_S`` (default 1 s) in all, then nothing published for
     ``BROKER_PUBLISH_PAUSE_S`` after a failure. A stalled Redis (connects succeed, nothing
-    answers) held a move for 30 s with no socket timeout; what is not published is found by the
+    answers) would hold a move without a socket timeout; what is not published is found by the
     outbox sweep and the turn scan.
 
     Only that connection gets these timeouts: ``broker_transport_options`` (the worker's

@@ -42,7 +42,7 @@ class GameNotFoundError(Refusal, LookupError):
 
 
 # The statements every request runs are built once, with bound parameters: building one costs
-# several times its execution (SQLAlchemy's construction and cache key; bench/service.py).
+# several times its execution (SQLAlchemy's construction and cache key; docs/architecture.md).
 _LOCK_GAME = (
     select(Game)
     .where(Game.id == sa.bindparam("game_id"))
@@ -361,7 +361,7 @@ SNAPSHOT_BLOCK = 30
 """Snapshots are kept at the first ply of each block of this many plies, and at the latest
 ply: any position is a snapshot plus fewer than two blocks of moves (a few hundred
 microseconds of the engine), and a finished game of 120 plies keeps 5 or 6 snapshots instead of
-one per move (under 32 KB a game in all: ``bench/storage.py``)."""
+one per move (a game's size: docs/architecture.md, measured by ``bench.storage``)."""
 
 
 def latest_snapshot(session: Session, game_id: int) -> StoredPosition | None:

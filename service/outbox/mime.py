@@ -40,10 +40,10 @@ def check_header_value(name: str, value: str) -> str:
 # Header lines up to SMTP's hard limit: the default folding at 78 would turn a long
 # List-Unsubscribe URL or Message-ID into RFC 2047 encoded words that receivers do not decode.
 # compat32, not policy.SMTP: Flask-Mail has already encoded every header to ASCII, and
-# compat32 writes them as they are, in half the time (bench/mail.py).
+# compat32 writes them as they are, faster (docs/architecture.md).
 _POLICY = compat32.clone(linesep="\r\n", max_line_length=998)
 # Base64 bodies: 7-bit clean, no line of a template can exceed SMTP's limit, and encoded in C
-# (quoted-printable is pure Python and was a third of a delivery's time in bench/mail.py).
+# (quoted-printable is pure Python, a large part of a delivery's time: docs/architecture.md).
 _UTF8 = email.charset.Charset("utf-8")
 _UTF8.body_encoding = email.charset.BASE64
 # A body that is all ASCII in short lines goes as it is (7bit): base64 would add a third.

@@ -170,8 +170,8 @@ def _claim_all(statement: Any, **params: Any) -> list[Claim]:
     now = utcnow()
     started = time.monotonic()
     held = lease().total_seconds()
-    # A Core connection, not an ORM session: the statement returns plain rows, and the session
-    # cost a fifth of a delivery's own CPU (py-spy, bench/mail.py).
+    # A Core connection, not an ORM session: the statement returns plain rows, and a session
+    # costs much of a delivery's own CPU (docs/architecture.md, measured).
     with get_engine().begin() as connection:
         found = connection.execute(statement, {"claim_time": now, **params}).all()
     deadline = started + held - min(5.0, held / 10)

@@ -156,7 +156,7 @@ class Recorder:
 
     def _mark(self, params: _Params) -> None:
         """One transaction on a connection kept for the batch (no ORM session, no pool check
-        per record: less than half the time of ``session_scope``); a new connection after a
+        per record: cheaper than ``session_scope``, docs/architecture.md); a new connection after a
         database error. On psycopg, straight on the driver (``_mark_psycopg``)."""
         engine = get_engine()
         if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
@@ -174,8 +174,8 @@ class Recorder:
 
     def _mark_psycopg(self, engine: sa.Engine, params: _Params) -> None:
         """``_MARK_SENT`` straight on psycopg, compiled once (``_driver_statement``): the recorder
-        holds the interpreter lock little more than half as long as through SQLAlchemy's
-        execution, and the sender, which needs it at each SMTP reply, waits less (bench/mail.py).
+        holds the interpreter lock for less time than through SQLAlchemy's execution, and the
+        sender, which needs it at each SMTP reply, waits less (docs/architecture.md).
         Database errors come out as SQLAlchemy's, as from ``_mark``.
 
         The connection is in autocommit while the recorder has it: each mark is one statement,
