@@ -2,7 +2,7 @@
 
 Start a game with `deal_from_seed` (or `deal` with a `random.Random`) and `start`; ask
 `legal_moves`; make a move with `apply`; show a seat only its `player_view`, the public only the
-`spectator_view` (or the older dicts `view` and `public_view`), and a seat's claims with
+`spectator_view` (`public_view` is the latter as a dict), and a seat's claims with
 `claim_proof_views`. A computer seat moves with `choose_move(player_view(...), level, rng)`
 (docs/bots.md); `play_match` measures the levels.
 
@@ -60,7 +60,6 @@ from engine.view import (
     player_view,
     public_view,
     spectator_view,
-    view,
 )
 
 RULES_VERSION = "1"
@@ -149,6 +148,5 @@ __all__ = [
     "state_from_json",
     "state_to_json",
     "turn_endings",
-    "view",
     "visible_cards",
 ]

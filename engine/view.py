@@ -9,7 +9,8 @@ with fields. Each view has ``to_json()``, plain JSON-ready data.
 A player's view holds the seat's own hand, never another's, never the order of a deck; a
 spectator's view holds no hand until the game is over.
 
-``view`` and ``public_view`` are the older dict views, kept as they were for the service.
+``public_view`` is the spectator's view as a plain dict (``flags_held`` of a finished game's
+result reads it).
 """
 
 from __future__ import annotations
@@ -520,11 +521,11 @@ def _proof_view(
     )
 
 
-# --- the dict views the service used first ----------------------------------------------------
+# --- the spectator's view as a dict -----------------------------------------------------------
 
 
 def _legacy(seen: PublicView) -> dict[str, Any]:
-    """A PublicView as the dict ``public_view`` has always returned."""
+    """A PublicView as the dict of ``public_view``."""
     flags = []
     for f in seen.flags:
         flag: dict[str, Any] = {"flag": f.number, "claimed_by": f.claimed_by}
@@ -571,15 +572,3 @@ def public_view(state: GameState) -> dict[str, Any]:
     Prefer ``spectator_view``, its typed form.
     """
     return _legacy(spectator_view(state))
-
-
-def view(state: GameState, seat: Seat) -> dict[str, Any]:
-    """What `seat` may know, as a JSON-ready dict: the public view plus its own hand.
-
-    Prefer ``player_view``, its typed form. Raises ValueError for a letter that is not a seat.
-    """
-    index = _check_seat(state, seat)
-    seen = public_view(state)
-    seen["seat"] = seat
-    seen["hand"] = list(_sorted_hand(state, index))
-    return seen

@@ -11,7 +11,7 @@ from engine.errors import EngineError, InvalidRecordError
 from engine.legal import legal_moves
 from engine.record import GameRecord, ReplayError, replay
 from engine.state import SEATS, GameState
-from engine.view import public_view
+from engine.view import spectator_view
 
 
 def load_record(path: str) -> GameRecord:
@@ -86,9 +86,8 @@ def run_replay(path: str, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(final_position_json(state)) + "\n")
     else:
-        seen = public_view(state)
-        seen["hands"] = {s: list(state.hands[i]) for i, s in enumerate(state.ruleset.seats)}
-        out.write(render_board(seen) + "\n" + describe_result(state) + "\n")
+        hands = dict(zip(state.ruleset.seats, state.hands, strict=True))
+        out.write(render_board(spectator_view(state), hands) + "\n" + describe_result(state) + "\n")
     return 0
 
 
