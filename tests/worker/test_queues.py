@@ -125,8 +125,10 @@ def test_mail_flows_while_no_computer_worker_runs(
     text, _ = bodies(invitation)
     assert client.post(path_of(link_to(text, "/accept"))).status_code == 303
     first = wait_for(
-        lambda: arrived(web, smtp, "bob@example.org", MailKind.YOUR_TURN, 0)()
-        or arrived(web, smtp, "carol@example.org", MailKind.YOUR_TURN, 0)(),
+        lambda: (
+            arrived(web, smtp, "bob@example.org", MailKind.YOUR_TURN, 0)()
+            or arrived(web, smtp, "carol@example.org", MailKind.YOUR_TURN, 0)()
+        ),
         30,
         "the first 'your turn' of Bob and Carol's game",
     )
