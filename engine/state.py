@@ -19,11 +19,6 @@ from engine.rulesets import ClaimTiming, Ruleset
 from engine.rulesets import Seat as Seat
 
 
-def seat_index(seat: Seat) -> int:
-    """0 for "A", 1 for "B", 2 for "C"."""
-    return SEATS.index(seat)
-
-
 class Phase(enum.StrEnum):
     """Where the player to move stands within their turn."""
 
@@ -209,8 +204,3 @@ class GameState(_Evolving):
     def to_move(self) -> Seat:
         """The seat whose turn it is ("A", "B" or "C")."""
         return SEATS[self.mover]
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended."""
-        return self.result is not None

@@ -96,19 +96,6 @@ class MailMessage(flask_mail.Message):
                 part.set_boundary(f"=_bl_{secrets.token_hex(12)}")
         return message
 
-    def as_bytes(self) -> bytes:
-        return self.wire if self.wire is not None else super().as_bytes()
-
-    wire: bytes | None = None
-    """The message as stored on its row; sent as it is."""
-
-
-def stored_message(sender: str, recipient_name: str, recipient: str, mime: str) -> MailMessage:
-    """A Flask-Mail message that sends the stored bytes of a row."""
-    message = MailMessage(sender=sender, recipients=[(recipient_name, recipient)])
-    message.wire = mime.encode("ascii")
-    return message
-
 
 def build_mime(
     *,

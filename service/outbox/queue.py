@@ -47,7 +47,6 @@ SWEEP_TASK = "worker.sweep_outbox"
 PENDING_KEY = "battleline.outbox.pending"
 """Where a session keeps the ids of the rows it queued, until it commits."""
 
-AUTO_SUBMITTED = "auto-generated"
 ONE_CLICK = "List-Unsubscribe=One-Click"
 
 
