@@ -1,4 +1,4 @@
-"""Mail throughput and turn latency: ``python bench/mail.py [-n 400] [--rounds 5]
+"""Mail throughput and turn latency: ``python -m bench.mail [-n 400] [--rounds 5]
 [--concurrency N] [--moves 40] [--json]`` from the repository root.
 
 Emails per second from the outbox to an aiosmtpd server through the real worker (Redis,
@@ -23,7 +23,6 @@ import collections
 import email
 import email.message
 import email.policy
-import json
 import os
 import re
 import secrets
@@ -42,21 +41,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import psycopg
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
 
-import psycopg  # noqa: E402
-from aiosmtpd.controller import Controller  # noqa: E402
-from aiosmtpd.smtp import SMTP, Envelope, Session  # noqa: E402
-
-from service import create_app  # noqa: E402
-from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.models import Player  # noqa: E402
-from service.outbox import MailKind, queue_email  # noqa: E402
-from service.outbox.models import OutboxMessage  # noqa: E402
-from service.outbox.queue import PENDING_KEY, dispatch  # noqa: E402
-from worker import QUEUES  # noqa: E402
+from bench import ROOT
+from bench.report import Column, Table, arguments, json_line
+from service import create_app
+from service.db import get_engine, session_scope, upgrade_schema
+from service.models import Player
+from service.outbox import MailKind, queue_email
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import PENDING_KEY, dispatch
+from worker import QUEUES
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -349,7 +346,7 @@ def bench_stack(**settings: str) -> Iterator[BenchStack]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("-n", type=int, default=400, help="emails per measurement")
     parser.add_argument(
         "--rounds", type=int, default=5,
@@ -360,7 +357,6 @@ def main() -> None:
         help="worker processes (default 1: one SMTP connection, as the baseline's)",
     )  # fmt: skip
     parser.add_argument("--moves", type=int, default=40, help="moves timed for the latency")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
 
     with bench_stack(
@@ -409,25 +405,27 @@ def report(
     if args.json:
         size = {"emails": n, "bytes_each": bytes_each}
         for number, r in enumerate(rounds):
-            print(json.dumps({"measure": "smtplib", "round": number, **size,
-                              "seconds": r.baseline_s, "emails_s": n / r.baseline_s}))  # fmt: skip
-            print(json.dumps({
+            json_line({"measure": "smtplib", "round": number, **size,
+                       "seconds": r.baseline_s, "emails_s": n / r.baseline_s})  # fmt: skip
+            json_line({
                 "measure": "worker", "round": number, **size, "concurrency": args.concurrency,
                 "seconds": r.worker_s, "emails_s": n / r.worker_s, "ratio": r.ratio(n),
                 "marked_sent": r.marked_sent, "once": r.once, "repeats": r.repeats,
                 "missing": r.missing,
-            }))  # fmt: skip
-        print(json.dumps({"measure": "ratio", "rounds": len(rounds), "median": ratio,
-                          "aim": 0.5, "once": once, "repeats": repeats,
-                          "missing": missing}))  # fmt: skip
-        print(json.dumps({"measure": "turn-latency", "moves": len(latencies), "p50_ms": p50,
-                          "p99_ms": p99, "max_ms": max(latencies) * 1000}))  # fmt: skip
+            })  # fmt: skip
+        json_line({"measure": "ratio", "rounds": len(rounds), "median": ratio, "aim": 0.5,
+                   "once": once, "repeats": repeats, "missing": missing})  # fmt: skip
+        json_line({"measure": "turn-latency", "moves": len(latencies), "p50_ms": p50,
+                   "p99_ms": p99, "max_ms": max(latencies) * 1000})  # fmt: skip
         return
     print(f"Mail throughput, {n} emails a round ({bytes_each} bytes each), aiosmtpd on loopback")
-    print(f"{'round':<7}{'smtplib emails/s':>18}{f'worker x{args.concurrency} emails/s':>22}"
-          f"{'ratio':>8}")  # fmt: skip
+    table = Table((
+        Column("round", 7, left=True), Column("smtplib emails/s", 18, ".0f"),
+        Column(f"worker x{args.concurrency} emails/s", 22, ".0f"), Column("ratio", 8, ".0%"),
+    ))  # fmt: skip
+    print(table.header())
     for number, r in enumerate(rounds):
-        print(f"{number:<7}{n / r.baseline_s:>18.0f}{n / r.worker_s:>22.0f}{r.ratio(n):>8.0%}")
+        print(table.row(number, n / r.baseline_s, n / r.worker_s, r.ratio(n)))
     print(
         "smtplib: one connection, nothing else (the baseline); worker: outbox -> Redis -> "
         "worker -> SMTP, the same emails' rows"
