@@ -17,16 +17,14 @@ transaction. On PostgreSQL the space freed is reused by later rows once (auto)va
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app
 
-from service.db import get_engine
 from service.models import utcnow
 from service.outbox.models import OutboxMessage, OutboxStatus
+from service.pruning import PruneReport, prune_batch, prune_batches
 
 PRUNE_TASK = "worker.prune_outbox"
 """The Celery name of the beat task that prunes (``worker.tasks.prune_outbox``)."""
@@ -45,7 +43,7 @@ _PRUNE = (
                 # uses it whatever plan it keeps for the statement.
                 _PICK.status == sa.literal(OutboxStatus.SENT.value, literal_execute=True),
                 _PICK.mime.is_not(None),
-                _PICK.sent_at < sa.bindparam("sent_before"),
+                _PICK.sent_at < sa.bindparam("before"),
             )
             .order_by(_PICK.sent_at)
             .limit(sa.bindparam("batch"))
@@ -54,16 +52,6 @@ _PRUNE = (
     )
     .values(text_body=None, html_body=None, mime=None)
 )
-
-
-@dataclass(frozen=True)
-class PruneReport:
-    """What pruning did."""
-
-    pruned: int
-    """Rows whose bodies were dropped."""
-    more: bool
-    """The last batch was full: more rows may be due."""
 
 
 def keep_bodies() -> timedelta:
@@ -78,25 +66,12 @@ def prune_bodies(
     (default: the clock) minus ``keep`` (``OUTBOX_KEEP_BODIES_DAYS``), oldest sent first, in
     one short transaction. Rows another transaction holds are skipped (PostgreSQL)."""
     size = int(current_app.config["OUTBOX_PRUNE_BATCH"]) if batch is None else batch
-    params: dict[str, Any] = {
-        "sent_before": (now or utcnow()) - (keep_bodies() if keep is None else keep),
-        "batch": size,
-    }
-    with get_engine().begin() as connection:
-        pruned = int(connection.execute(_PRUNE, params).rowcount)
-    return PruneReport(pruned=pruned, more=pruned >= size > 0)
+    before = (now or utcnow()) - (keep_bodies() if keep is None else keep)
+    return prune_batch(_PRUNE, before, size)
 
 
 def prune_due(batches: int | None = None) -> PruneReport:
     """``prune_bodies`` batch after batch while batches are full, at most ``batches``
     (``OUTBOX_PRUNE_BATCHES_PER_RUN``) of them: what the beat task does in one run."""
     most = int(current_app.config["OUTBOX_PRUNE_BATCHES_PER_RUN"]) if batches is None else batches
-    now = utcnow()
-    total, more = 0, False
-    for _ in range(most):
-        report = prune_bodies(now)
-        total += report.pruned
-        more = report.more
-        if not more:
-            break
-    return PruneReport(pruned=total, more=more)
+    return prune_batches(prune_bodies, most)
