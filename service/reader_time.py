@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import zoneinfo
+from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -121,7 +122,7 @@ def deadline_html(context: Context, moment: datetime | None) -> Markup:
     return Markup(f'<time datetime="{iso}" data-deadline>{words}</time>')
 
 
-def register(filters: dict[str, Any]) -> None:
+def register(filters: MutableMapping[str, Callable[..., Any]]) -> None:
     """Add the filters to a Jinja environment's."""
     filters["deadline_words"] = deadline_words
     filters["deadline_html"] = deadline_html
