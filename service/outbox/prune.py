@@ -23,31 +23,24 @@ import sqlalchemy as sa
 from flask import current_app
 
 from service.models import utcnow
-from service.outbox.models import OutboxMessage, OutboxStatus
+from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, PICK, picked, status_is
 from service.pruning import PruneReport, prune_batch, prune_batches
 
 PRUNE_TASK = "worker.prune_outbox"
 """The Celery name of the beat task that prunes (``worker.tasks.prune_outbox``)."""
 
-_OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
-_ROW = _OUTBOX.c
-_PICK = _OUTBOX.alias("candidate").c
-
 _PRUNE = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(
-        _ROW.id.in_(
-            sa.select(_PICK.id)
-            .where(
-                # In the words of the index's condition (SENT_WITH_BODIES), so that the planner
-                # uses it whatever plan it keeps for the statement.
-                _PICK.status == sa.literal(OutboxStatus.SENT.value, literal_execute=True),
-                _PICK.mime.is_not(None),
-                _PICK.sent_at < sa.bindparam("before"),
-            )
-            .order_by(_PICK.sent_at)
-            .limit(sa.bindparam("batch"))
-            .with_for_update(skip_locked=True)
+        picked(
+            # In the words of the index's condition (SENT_WITH_BODIES), so that the planner
+            # uses it whatever plan it keeps for the statement.
+            status_is(OutboxStatus.SENT),
+            PICK.mime.is_not(None),
+            PICK.sent_at < sa.bindparam("before"),
+            order_by=(PICK.sent_at,),
+            batch=True,
         )
     )
     .values(text_body=None, html_body=None, mime=None)

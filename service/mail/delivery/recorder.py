@@ -18,11 +18,12 @@ import sqlalchemy as sa
 from flask import current_app
 
 from service.db import get_engine
-from service.mail.delivery.claims import OUTBOX, ROW, Claim
+from service.mail.delivery.claims import Claim
 from service.mail.delivery.recording import DB_ERRORS, pull_forward, retry_on_db_errors
 from service.mail.delivery.state import DeliveryState
 from service.models import utcnow
 from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, ROW
 
 logger = logging.getLogger(__name__)
 
