@@ -84,12 +84,10 @@ class TooManyRequestsError(Refusal):
 
     status = 429
     title = "Too many requests"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "Too many requests of this kind came from your address (or from everyone at once). "
-            "Please wait a while and try again. Nothing was changed."
-        )
+    message = (
+        "Too many requests of this kind came from your address (or from everyone at once). "
+        "Please wait a while and try again. Nothing was changed."
+    )
 
 
 def _signed_in_player_id() -> int | None:

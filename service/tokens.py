@@ -46,12 +46,10 @@ class TamperedTokenError(TokenError):
 
     status = 400
     title = "This link is not valid"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "This link was changed or cut short, or belongs to another page. "
-            "Open the link exactly as it was sent to you."
-        )
+    message = (
+        "This link was changed or cut short, or belongs to another page. "
+        "Open the link exactly as it was sent to you."
+    )
 
 
 class ExpiredTokenError(TokenError):
@@ -71,11 +69,7 @@ class RevokedTokenError(TokenError):
 
     status = 403
     title = "This link was withdrawn"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "This link was replaced by a newer one. Use the link from your latest email."
-        )
+    message = "This link was replaced by a newer one. Use the link from your latest email."
 
 
 @dataclass(frozen=True)
