@@ -93,7 +93,7 @@ from flask import Flask
 from sqlmodel import col, update
 
 import engine
-from bench.mail import queue_settings
+from bench.bench_stack import PG_ADMIN, queue_settings
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.after_commit import publish_after_commit
@@ -106,7 +106,6 @@ from service.models import Game
 from service.outbox.queue import DELIVER_TASK
 from service.turns import scan
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_DB = 15
 """The Redis database of this bench (flushed before and after; no other is touched)."""
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"

@@ -40,19 +40,18 @@ import redis
 from sqlmodel import select
 
 from bench import ROOT
-from bench.mail import (
+from bench.bench_stack import (
     MOVE_LINK,
     REDIS_URL,
     Counting,
     bench_stack,
     first_link,
-    percentile,
     queue_keys,
     readable,
     start_worker,
     turn_latencies,
 )
-from bench.report import Column, Table, arguments, json_line
+from bench.report import Column, Table, arguments, json_line, percentile
 from service import create_app
 from service.db import get_engine, session_scope, upgrade_schema
 from service.outbox import MailKind

@@ -22,6 +22,12 @@ def json_line(record: Mapping[str, Any], out: TextIO | None = None) -> None:
     (out or sys.stdout).write(json.dumps(record) + "\n")
 
 
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at ``fraction`` (0.5: the median, 0.99) of ``values``, one of them."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
 @dataclass(frozen=True)
 class Column:
     """A column of a table: its title, its width, and how a value is written (``spec`` for

@@ -66,7 +66,7 @@ import psycopg
 
 import engine
 from bench import ROOT
-from bench.mail import queue_keys, queue_settings
+from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.db import get_engine, session_scope, upgrade_schema
@@ -75,7 +75,6 @@ from service.games.store import get_game
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SECRET_KEY = "bench-secret-key-bench-secret-key-0123456789"
 BASE_URL = "https://bl.bench"

@@ -21,6 +21,7 @@ from random import Random
 import psycopg
 
 import engine
+from bench.bench_stack import PG_ADMIN
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.db import get_engine, session_scope, upgrade_schema
@@ -31,7 +32,6 @@ from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import utcnow
 from service.outbox.prune import prune_bodies
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = ("games", "seats", "moves", "snapshots")
 OUTBOX = "outbox"
 AIM_BYTES = 32 * 1024

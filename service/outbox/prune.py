@@ -1,7 +1,7 @@
 """Dropping the bodies of old sent emails (``OUTBOX_KEEP_BODIES_DAYS``, 30 by default).
 
-Each outbox row keeps its text, its HTML and its MIME bytes (about 10 KB a "your turn" email),
-nine tenths of what a finished game takes on disk. Once a row is ``sent`` they are never read
+Each outbox row keeps its text, its HTML and its MIME bytes, most of what a finished game takes
+on disk (docs/architecture.md). Once a row is ``sent`` they are never read
 again by the delivery: a sent row is never claimed, and the mail guarantee's repeats come only
 from rows that are not ``sent`` (docs/security.md). So a row sent longer ago than the setting
 keeps what the rest of the service reads, and only that: the Message-ID (unique: threads and a
