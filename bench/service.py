@@ -499,9 +499,6 @@ def main() -> None:
     )
     parser.add_argument("--eager-mail", action="store_true", help="embedded mode, no Redis")
     parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
-    parser.add_argument(
-        "--json", action="store_true", help="one JSON object per measurement, one a line"
-    )
     args = parser.parse_args()
     if args.seconds < 3:
         parser.error("--seconds must be 3 or more: shorter runs measure little but start-up")
