@@ -1,4 +1,4 @@
-"""The computer opponent's strength and speed: ``python bench/bots.py`` from the repository root.
+"""The computer opponent's strength and speed: ``python -m bench.bots`` from the repository root.
 
 The matches issue 11 asks for, each seat changed every game and every round of seats sharing a
 deal (``engine.play_match``):
@@ -17,20 +17,14 @@ one JSON object a line). ``--games`` shrinks every match for a quick run.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from engine import RULESETS, MatchResult, play_match  # noqa: E402
-from engine.bots import DEFAULT_BUDGET  # noqa: E402
+from bench.report import Column, Table, arguments, json_line
+from engine import RULESETS, MatchResult, play_match
+from engine.bots import DEFAULT_BUDGET
 
 STRONG_MS_AIM = 1000.0
 """The strong level's median CPU milliseconds per move, at most (issue 11), checked against the
@@ -87,30 +81,47 @@ def figures(trial: Trial, result: MatchResult, seconds: float) -> dict[str, Any]
     return data
 
 
-HEADER = (
-    f"{'match':<22}{'ruleset':<17}{'games':>6}{'won':>6}{'lost':>6}{'drawn':>6}"
-    f"{'win %':>8}{'aim':>6}{'':>5}{'ms/move':>9}{'ms/play':>9}{'ms max':>9}{'cpu s':>8}\n"
+TABLE = Table(
+    (
+        Column("match", 22, left=True),
+        Column("ruleset", 17, left=True),
+        Column("games", 6),
+        Column("won", 6),
+        Column("lost", 6),
+        Column("drawn", 6),
+        Column("win %", 8, ".1%"),
+        Column("aim", 6, ".0%"),
+        Column("", 5),
+        Column("ms/move", 9, ".1f"),
+        Column("ms/play", 9, ".1f"),
+        Column("ms max", 9, ".1f"),
+        Column("cpu s", 8, ".0f"),
+    )
 )
 
 
 def table_row(data: dict[str, Any]) -> str:
     """One match as a row of the table."""
-
-    def ms(value: float | None) -> str:
-        return "-" if value is None else f"{value:.1f}"
-
-    return (
-        f"{data['bot'] + ' v ' + data['against']:<22}{data['ruleset']:<17}{data['games']:>6}"
-        f"{data['wins']:>6}{data['losses']:>6}{data['draws']:>6}"
-        f"{100 * data['win_rate']:>7.1f}%{100 * data['aim']:>5.0f}%"
-        f"{'ok' if data['ok'] else 'LOW':>5}{ms(data['ms_per_move']):>9}"
-        f"{ms(data['ms_per_play']):>9}{ms(data['ms_max']):>9}{data['cpu_seconds']:>8.0f}\n"
+    return TABLE.row(
+        data["bot"] + " v " + data["against"],
+        data["ruleset"],
+        data["games"],
+        data["wins"],
+        data["losses"],
+        data["draws"],
+        data["win_rate"],
+        data["aim"],
+        "ok" if data["ok"] else "LOW",
+        data["ms_per_move"],
+        data["ms_per_play"],
+        data["ms_max"],
+        data["cpu_seconds"],
     )
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     """Run every match of the bench and report it."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
     parser.add_argument(
         "--budget",
@@ -119,7 +130,6 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         help=f"the strong level's worlds per decision (default {DEFAULT_BUDGET})",
     )
     parser.add_argument("--seed", default="bench", help="deals and choices follow from it")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -128,7 +138,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         out.write(" worlds per decision; CPU time of one core\n")
         out.write("ms/move: median over all the bot's moves (claims and draws included); ")
         out.write("ms/play: median over its choices of a card at the start of a turn\n\n")
-        out.write(HEADER)
+        out.write(TABLE.header() + "\n")
         out.flush()
     strong_ms: float | None = None
     for trial in TRIALS:
@@ -136,7 +146,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         data = figures(trial, result, seconds)
         if trial.bot == "strong":
             strong_ms = data["ms_per_play"]
-        out.write(json.dumps(data) + "\n" if args.json else table_row(data))
+        if args.json:
+            json_line(data, out)
+        else:
+            out.write(table_row(data) + "\n")
         out.flush()
     if not args.json and strong_ms is not None:
         mark = "ok" if strong_ms <= STRONG_MS_AIM else "OVER"

@@ -1,4 +1,4 @@
-"""The deadline scan at scale: ``python bench/deadlines.py [--games N] [--due N] [--batch N]
+"""The deadline scan at scale: ``python -m bench.deadlines [--games N] [--due N] [--batch N]
 [--eager] [--json]`` from the repository root (.venv/bin/python).
 
 Makes a PostgreSQL database of its own (Alembic upgrade to head; dropped at the end) holding
@@ -83,34 +83,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from random import Random
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import psycopg
+import redis
+import sqlalchemy as sa
+from flask import Flask
+from sqlmodel import col, update
 
-import psycopg  # noqa: E402
-import redis  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
-from flask import Flask  # noqa: E402
-from sqlmodel import col, update  # noqa: E402
+import engine
+from bench.bench_stack import PG_ADMIN, queue_settings
+from bench.report import arguments, json_line
+from service import create_app, tokens
+from service.after_commit import publish_after_commit
+from service.db import get_engine, session_scope, upgrade_schema
+from service.games.rows import get_game
+from service.games.state import apply_moves, load_state
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import accept_invitation, create_game
+from service.models import Game
+from service.outbox.queue import DELIVER_TASK
+from service.turns import scan
 
-import engine  # noqa: E402
-from bench.mail import queue_settings  # noqa: E402
-from service import create_app, tokens  # noqa: E402
-from service.after_commit import publish_after_commit  # noqa: E402
-from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.games.rows import get_game  # noqa: E402
-from service.games.state import apply_moves, load_state  # noqa: E402
-from service.lobby.forms import parse_new_game  # noqa: E402
-from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
-from service.models import Game  # noqa: E402
-from service.outbox.queue import DELIVER_TASK  # noqa: E402
-from service.turns import scan  # noqa: E402
-
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_DB = 15
 """The Redis database of this bench (flushed before and after; no other is touched)."""
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
@@ -559,7 +554,7 @@ def make_games(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--games", type=int, default=100_000, help="active games")
     parser.add_argument("--due", type=int, default=1_000, help="games with something due now")
     parser.add_argument(
@@ -569,7 +564,6 @@ def main() -> None:
         "--eager", action="store_true", help="embedded mode: the checks run inside the scan"
     )
     parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
     if args.games < TEMPLATES or not 0 <= args.due <= args.games:
         parser.error(f"need {TEMPLATES} <= --games and 0 <= --due <= --games")
@@ -766,11 +760,11 @@ def main() -> None:
         "aim_s": AIM_S,
     }
     if args.json:
-        print(json.dumps(result))
+        json_line(result)
         for query, plan in plans.items():
-            print(json.dumps({"bench": "deadline-scan", "plan": query, "lines": plan}))
+            json_line({"bench": "deadline-scan", "plan": query, "lines": plan})
         if effects:
-            print(json.dumps({"bench": "deadline-scan", "effect_errors": effects[:20]}))
+            json_line({"bench": "deadline-scan", "effect_errors": effects[:20]})
         return
     print_table(result, reads, check_reads, plans, effects)
 

@@ -1,4 +1,4 @@
-"""Engine benchmarks: ``python bench/engine.py`` from the repository root.
+"""Engine benchmarks: ``python -m bench.engine`` from the repository root.
 
 Sections: the claim prover (against the brute-force oracle), the claim scan of whole positions
 (two and three players), then playouts (every ruleset in ``engine.RULESETS``, the three-player
@@ -10,17 +10,12 @@ from __future__ import annotations
 import random
 import statistics
 import sys
-from pathlib import Path
 from typing import TextIO
 
-# the oracle lives in tests/; the repository root makes ``tests.engine.oracle`` importable
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench import playouts as playouts_bench  # noqa: E402
-from bench import prover as prover_bench  # noqa: E402
-from engine import (  # noqa: E402
+from bench import playouts as playouts_bench
+from bench import prover as prover_bench
+from bench.report import Column, Table
+from engine import (
     RULESETS,
     SEATS,
     Action,
@@ -32,7 +27,7 @@ from engine import (  # noqa: E402
     legal_moves,
     start,
 )
-from engine.claims import claim_proof, unseen_troops  # noqa: E402
+from engine.claims import claim_proof, unseen_troops
 
 SCAN_TARGET = 100e-6
 """The nine-flag claim scan stays under this median (seconds)."""
@@ -60,7 +55,7 @@ def midgame_states(ruleset: str, games: int, seed: int = 1) -> list[GameState]:
 
 def scan_nine_flags(state: GameState) -> int:
     """The unseen troops once, then the proof of every unclaimed flag for the first seat of its
-    pair: nine flags, nine proofs, as ``bench/prover.py`` scans a two-player board."""
+    pair: nine flags, nine proofs, as ``bench.prover`` scans a two-player board."""
     rs = state.ruleset
     unseen = unseen_troops(state)
     proved = 0
@@ -84,7 +79,15 @@ def run_scans(out: TextIO, positions: int = 40, repeats: int = 200) -> dict[str,
     worked out from it, which would answer every scan after the first."""
     figures: dict[str, float] = {}
     out.write("== claim scan of whole positions (mid-game states of random games) ==\n")
-    out.write(f"{'ruleset':<16}{'nine flags':>14}{'every seat':>14}{'worst nine':>14}\n")
+    table = Table(
+        (
+            Column("ruleset", 16, left=True),
+            Column("nine flags", 14),
+            Column("every seat", 14),
+            Column("worst nine", 14),
+        )
+    )
+    out.write(table.header() + "\n")
     for name in ("battleline", "battleline-3p", "no-tactics-3p"):
         states = midgame_states(name, positions)
         nine = [
@@ -101,10 +104,11 @@ def run_scans(out: TextIO, positions: int = 40, repeats: int = 200) -> dict[str,
         ]
         figures[f"{name}.nine"] = statistics.median(nine)
         figures[f"{name}.every"] = statistics.median(every)
-        out.write(
-            f"{name:<16}{statistics.median(nine) * 1e6:>11.1f} µs"
-            f"{statistics.median(every) * 1e6:>11.1f} µs{max(nine) * 1e6:>11.1f} µs\n"
+        microseconds = (
+            f"{v * 1e6:.1f} µs"
+            for v in (figures[f"{name}.nine"], figures[f"{name}.every"], max(nine))
         )
+        out.write(table.row(name, *microseconds) + "\n")
     return figures
 
 

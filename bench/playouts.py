@@ -1,4 +1,4 @@
-"""Random playouts: whole games per second per core, per variant (used by bench/engine.py).
+"""Random playouts: whole games per second per core, per variant (in ``python -m bench.engine``).
 
 The mover is the one the tests use: it claims every provable flag (as the mail service's
 automatic claims do) and otherwise picks any legal move, so each ply pays for `legal_moves`
@@ -11,6 +11,7 @@ import random
 import time
 from typing import TextIO
 
+from bench.report import Column, Table
 from engine import RULESETS, Action, ClaimTiming, apply, deal, legal_moves, start
 
 TARGET_GAMES_PER_SECOND = 300
@@ -32,7 +33,15 @@ def run(out: TextIO, seconds_per_variant: float = 3.0) -> dict[str, float]:
     """Games per second for each variant and claim timing, measured one after another."""
     figures: dict[str, float] = {}
     out.write("Random playouts (one core)\n")
-    out.write(f"{'variant':<28}{'games/s':>10}{'plies/game':>12}{'µs/ply':>9}\n")
+    table = Table(
+        (
+            Column("variant", 28, left=True),
+            Column("games/s", 10, ".0f"),
+            Column("plies/game", 12, ".0f"),
+            Column("µs/ply", 9, ".1f"),
+        )
+    )
+    out.write(table.header() + "\n")
     for name in RULESETS:
         for claims in (ClaimTiming.ADVANCED, ClaimTiming.STANDARD):
             games = plies = 0
@@ -43,10 +52,8 @@ def run(out: TextIO, seconds_per_variant: float = 3.0) -> dict[str, float]:
             spent = time.perf_counter() - began
             rate = games / spent
             figures[f"{name}/{claims}"] = rate
-            out.write(
-                f"{name + ' ' + claims.value:<28}{rate:>10.0f}{plies / games:>12.0f}"
-                f"{spent / plies * 1e6:>9.1f}\n"
-            )
+            row = (name + " " + claims.value, rate, plies / games, spent / plies * 1e6)
+            out.write(table.row(*row) + "\n")
     return figures
 
 

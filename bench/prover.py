@@ -1,7 +1,7 @@
 """Benchmarks of the claim prover, side by side with the brute-force oracle.
 
-Used by ``bench/engine.py``. Every figure is a median of real measurements (``perf_counter_ns``)
-in this process; nothing here asserts a target, it only reports.
+Part of ``python -m bench.engine``. Every figure is a median of real measurements
+(``perf_counter_ns``) in this process; nothing here asserts a target, it only reports.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""A person's email while the computer thinks: ``python bench/queues.py [--moves 40]
+"""A person's email while the computer thinks: ``python -m bench.queues [--moves 40]
 [--games 20] [--json]`` from the repository root.
 
-The latency of a turn by mail (``bench/mail.py``'s: a move link's POST to the opponent's "your
+The latency of a turn by mail (``bench.mail``'s: a move link's POST to the opponent's "your
 turn" email arriving at an aiosmtpd server, p50 and p99 over ``--moves`` moves) with no game
 against the computer, then with ``--games`` games against the strong computer thinking at once
 (their person's side is played back by this bench the moment its "your turn" email arrives, so
@@ -24,13 +24,11 @@ measurement).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import secrets
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -38,30 +36,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import redis
+from sqlmodel import select
 
-import redis  # noqa: E402
-from sqlmodel import select  # noqa: E402
-
-from bench.mail import (  # noqa: E402
+from bench import ROOT
+from bench.bench_stack import (
     MOVE_LINK,
     REDIS_URL,
     Counting,
     bench_stack,
     first_link,
-    percentile,
     queue_keys,
     readable,
     start_worker,
     turn_latencies,
 )
-from service import create_app  # noqa: E402
-from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.outbox import MailKind  # noqa: E402
-from service.outbox.models import OutboxMessage  # noqa: E402
-from worker import QUEUES  # noqa: E402
+from bench.report import Column, Table, arguments, json_line, percentile
+from service import create_app
+from service.db import get_engine, session_scope, upgrade_schema
+from service.outbox import MailKind
+from service.outbox.models import OutboxMessage
+from worker import QUEUES
 
 BEFORE = (("worker", 2, QUEUES),)
 """The one worker of the Procfile before the split: every queue, two processes."""
@@ -191,13 +186,12 @@ def measure_layout(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--moves", type=int, default=40, help="moves timed in each measurement")
     parser.add_argument("--games", type=int, default=20, help="computer games thinking at once")
     parser.add_argument(
         "--warm-up", type=float, default=5.0, help="seconds of computer games before timing"
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
 
     results: list[Measured] = []
@@ -231,15 +225,19 @@ def main() -> None:
 def report(args: argparse.Namespace, results: list[Measured], logs: Path) -> None:
     if args.json:
         for measured in results:
-            print(json.dumps(measured.row()))
+            json_line(measured.row())
         return
     print("Move POST -> opponent's 'your turn' email at the SMTP server (ms)")
-    print(f"{'layout':<8}{'computer games':<20}{'moves':>6}{'p50':>8}{'p99':>8}{'max':>8}"
-          f"{'computer moves':>16}")  # fmt: skip
+    table = Table((
+        Column("layout", 8, left=True), Column("computer games", 20, left=True),
+        Column("moves", 6), Column("p50", 8, ".0f"), Column("p99", 8, ".0f"),
+        Column("max", 8, ".0f"), Column("computer moves", 16),
+    ))  # fmt: skip
+    print(table.header())
     for measured in results:
         r = measured.row()
-        print(f"{r['layout']:<8}{r['load']:<20}{r['moves']:>6}{r['p50_ms']:>8.0f}"
-              f"{r['p99_ms']:>8.0f}{r['max_ms']:>8.0f}{r['computer_moves']:>16}")  # fmt: skip
+        print(table.row(r["layout"], r["load"], r["moves"], r["p50_ms"], r["p99_ms"],
+                        r["max_ms"], r["computer_moves"]))  # fmt: skip
     workers = ", ".join(f"{n} x{c} ({'+'.join(q)})" for n, c, q in procfile_workers())
     print(f"before: one worker x2 on every queue; after: the Procfile's {workers}")
     print(f"worker logs: {logs}")

@@ -1,4 +1,4 @@
-"""Service throughput: ``python bench/service.py`` from the repository root (.venv/bin/python).
+"""Service throughput: ``python -m bench.service`` from the repository root (.venv/bin/python).
 
 Starts gunicorn as the Procfile does (``gunicorn.conf.py``: a sync worker per core; ``--workers``
 to try another number) on a PostgreSQL database of its own (made and dropped here) and measures,
@@ -62,24 +62,21 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import psycopg
+from aiosmtpd.controller import Controller
+from aiosmtpd.handlers import Sink
 
-import psycopg  # noqa: E402
-from aiosmtpd.controller import Controller  # noqa: E402
-from aiosmtpd.handlers import Sink  # noqa: E402
+import engine
+from bench import ROOT
+from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
+from bench.report import arguments, json_line
+from service import create_app, tokens
+from service.db import get_engine, session_scope, upgrade_schema
+from service.games.rows import get_game
+from service.games.state import apply_moves, load_state
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import accept_invitation, create_game
 
-import engine  # noqa: E402
-from bench.mail import queue_keys, queue_settings  # noqa: E402
-from service import create_app, tokens  # noqa: E402
-from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.games.rows import get_game  # noqa: E402
-from service.games.state import apply_moves, load_state  # noqa: E402
-from service.lobby.forms import parse_new_game  # noqa: E402
-from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
-
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SECRET_KEY = "bench-secret-key-bench-secret-key-0123456789"
 BASE_URL = "https://bl.bench"
@@ -491,7 +488,7 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument(
         "--workers",
         type=int,
@@ -504,9 +501,6 @@ def main() -> None:
     )
     parser.add_argument("--eager-mail", action="store_true", help="embedded mode, no Redis")
     parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
-    parser.add_argument(
-        "--json", action="store_true", help="one JSON object per measurement, one a line"
-    )
     args = parser.parse_args()
     if args.seconds < 3:
         parser.error("--seconds must be 3 or more: shorter runs measure little but start-up")
@@ -685,21 +679,19 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
     if args.json:
         for r in lines:
             healthz = base[(r.endpoint, r.games)]
-            print(
-                json.dumps(
-                    {
-                        "endpoint": r.endpoint,
-                        "games": r.games,
-                        "req_s": round(r.rate, 1),
-                        "p50_ms": round(r.p50_ms, 2),
-                        "p99_ms": round(r.p99_ms, 2),
-                        "cpu_ms_per_req": round(r.server_ms, 3),
-                        "healthz_cpu_ms_per_req": round(healthz, 3),
-                        "x_healthz": round(r.server_ms / healthz, 2) if healthz else None,
-                        "errors": r.errors,
-                        "others_cores": round(r.others, 2),
-                    }
-                )
+            json_line(
+                {
+                    "endpoint": r.endpoint,
+                    "games": r.games,
+                    "req_s": round(r.rate, 1),
+                    "p50_ms": round(r.p50_ms, 2),
+                    "p99_ms": round(r.p99_ms, 2),
+                    "cpu_ms_per_req": round(r.server_ms, 3),
+                    "healthz_cpu_ms_per_req": round(healthz, 3),
+                    "x_healthz": round(r.server_ms / healthz, 2) if healthz else None,
+                    "errors": r.errors,
+                    "others_cores": round(r.others, 2),
+                }
             )
         return
     mail = "embedded (eager)" if args.eager_mail else "queued to Redis"

@@ -1,4 +1,4 @@
-"""Disk per finished game: ``python bench/storage.py [--games N] [--json]`` from the repository
+"""Disk per finished game: ``python -m bench.storage [--games N] [--json]`` from the repository
 root (.venv/bin/python).
 
 Plays N games to their end through the service's own functions (one ``apply_moves`` per move, as
@@ -14,31 +14,24 @@ The aim: the game tables under 32 KB a finished game.
 
 from __future__ import annotations
 
-import argparse
-import json
 import secrets
-import sys
 from datetime import timedelta
-from pathlib import Path
 from random import Random
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import psycopg
 
-import psycopg  # noqa: E402
+import engine
+from bench.bench_stack import PG_ADMIN
+from bench.report import arguments, json_line
+from service import create_app, tokens
+from service.db import get_engine, session_scope, upgrade_schema
+from service.games.rows import get_game
+from service.games.state import apply_moves, load_state
+from service.lobby.forms import parse_new_game
+from service.lobby.lifecycle import accept_invitation, create_game
+from service.models import utcnow
+from service.outbox.prune import prune_bodies
 
-import engine  # noqa: E402
-from service import create_app, tokens  # noqa: E402
-from service.db import get_engine, session_scope, upgrade_schema  # noqa: E402
-from service.games.rows import get_game  # noqa: E402
-from service.games.state import apply_moves, load_state  # noqa: E402
-from service.lobby.forms import parse_new_game  # noqa: E402
-from service.lobby.lifecycle import accept_invitation, create_game  # noqa: E402
-from service.models import utcnow  # noqa: E402
-from service.outbox.prune import prune_bodies  # noqa: E402
-
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = ("games", "seats", "moves", "snapshots")
 OUTBOX = "outbox"
 AIM_BYTES = 32 * 1024
@@ -76,9 +69,8 @@ def sizes_on_disk(dsn: str, tables: tuple[str, ...]) -> dict[str, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args()
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
     database = f"battleline_storage_{secrets.token_hex(4)}"
@@ -118,19 +110,17 @@ def main() -> None:
     mean_plies = sum(plies) / len(plies)
     if args.json:
         for table, size in sizes.items():
-            print(json.dumps({"table": table, "bytes_per_game": round(size / len(plies))}))
+            json_line({"table": table, "bytes_per_game": round(size / len(plies))})
         for table, size in (("outbox", outbox_before), ("outbox_pruned", outbox_after)):
-            print(json.dumps({"table": table, "bytes_per_game": round(size / len(plies))}))
-        print(
-            json.dumps(
-                {
-                    "table": "total",
-                    "bytes_per_game": round(total / len(plies)),
-                    "games": len(plies),
-                    "mean_plies": round(mean_plies, 1),
-                    "aim_bytes": AIM_BYTES,
-                }
-            )
+            json_line({"table": table, "bytes_per_game": round(size / len(plies))})
+        json_line(
+            {
+                "table": "total",
+                "bytes_per_game": round(total / len(plies)),
+                "games": len(plies),
+                "mean_plies": round(mean_plies, 1),
+                "aim_bytes": AIM_BYTES,
+            }
         )
         return
     print(

@@ -2,11 +2,11 @@
 
 Start a game with `deal_from_seed` (or `deal` with a `random.Random`) and `start`; ask
 `legal_moves`; make a move with `apply`; show a seat only its `player_view`, the public only the
-`spectator_view` (or the older dicts `view` and `public_view`), and a seat's claims with
+`spectator_view` (`public_view` is the latter as a dict), and a seat's claims with
 `claim_proof_views`. A computer seat moves with `choose_move(player_view(...), level, rng)`
 (docs/bots.md); `play_match` measures the levels.
 
-Two or three seats (RULINGS V6: `battleline-3p`, `no-tactics-3p`) run the same code: every flag
+Two or three seats (`battleline-3p`, `no-tactics-3p`: V6) run the same code: every flag
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
@@ -73,7 +73,6 @@ from engine.view import (
     player_view,
     public_view,
     spectator_view,
-    view,
 )
 
 RULES_VERSION = "1"
@@ -168,6 +167,5 @@ __all__ = [
     "state_to_json",
     "turn_endings",
     "turn_endings_by_move",
-    "view",
     "visible_cards",
 ]

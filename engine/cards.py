@@ -1,7 +1,7 @@
 """Cards: codes, kinds, colors and values.
 
 A card is its code, a plain upper-case string (``"R4"``, ``"G10"``, ``"ALEXANDER"``), exactly as
-FORMATS.md writes it. Codes are hashable, JSON-ready and compare fast, which the prover and the
+docs/formats.md writes it. Codes are hashable, JSON-ready and compare fast, which the prover and the
 playouts need; what a code means is looked up here once.
 """
 

@@ -40,7 +40,7 @@ class Deal:
 
 
 def describe_cut(first: str, cuts: Sequence[Sequence[str | None]], players: int) -> str:
-    """A deal's cut in words from its stored fields (``first``, ``cuts`` of a FORMATS.md
+    """A deal's cut in words from its stored fields (``first``, ``cuts`` of a docs/formats.md
     record): "A cut Y7, B cut R3: B deals, A plays first". Pages show it on every view, without
     reading the whole deal."""
     if not cuts:

@@ -1,4 +1,4 @@
-"""Moves and their notation (FORMATS.md, docs/notation.md): parsing and printing mirror each other.
+"""Moves and their notation (docs/formats.md): parsing and printing mirror each other.
 
 ``Move.parse("A: REDEPLOY R7@3>5", ruleset)`` and ``str(move) == "A: REDEPLOY R7@3>5"``.
 """
@@ -127,7 +127,7 @@ _TARGETED_RE = re.compile(r"^(\S+)@(\d+)(?:>(\S+))?$")
 
 
 def parse_move(text: str, ruleset: Ruleset) -> Move:
-    """Read one move in the notation of FORMATS.md, case-insensitively.
+    """Read one move in the notation of docs/formats.md, case-insensitively.
 
     Raises InvalidMoveError (bad form, unknown seat, flag out of range) or InvalidCardError.
     """

@@ -1,4 +1,4 @@
-"""Game records (FORMATS.md): a deal and a move list, exported as JSON and replayed.
+"""Game records (docs/formats.md): a deal and a move list, exported as JSON and replayed.
 
 Also the snapshot of a state as JSON, which the service keeps as a cache of replaying its log.
 """
@@ -38,7 +38,7 @@ class GameRecord:
     """Optional fields the service adds (seed, players, times); kept as they are."""
 
     def to_json(self) -> dict[str, Any]:
-        """The record as FORMATS.md writes it."""
+        """The record as docs/formats.md writes it."""
         out: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "ruleset": self.ruleset.name,

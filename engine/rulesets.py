@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import TypeAlias
 
 from engine.cards import TACTICS, Card, parse_card, troop_code
-from engine.errors import InvalidCardError, UnknownRulesetError
+from engine.errors import UnknownRulesetError
 
 Seat: TypeAlias = str
 """A seat name: "A", "B" (and "C" with three players)."""
@@ -159,12 +159,6 @@ class Ruleset:
     def parse_card(self, text: str) -> Card:
         """Read a card code of this ruleset, case-insensitively (raises InvalidCardError)."""
         return parse_card(text, self.colors, self.max_value, self.tactics)
-
-    def check_card(self, card: Card) -> Card:
-        """Return the card if it is one of this ruleset's, else raise InvalidCardError."""
-        if card not in self.all_cards:
-            raise InvalidCardError(f"{card} is not a card of {self.title}")
-        return card
 
 
 BATTLELINE = Ruleset(

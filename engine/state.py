@@ -20,11 +20,6 @@ from engine.rulesets import ClaimTiming, Ruleset
 from engine.rulesets import Seat as Seat
 
 
-def seat_index(seat: Seat) -> int:
-    """0 for "A", 1 for "B", 2 for "C"."""
-    return SEATS.index(seat)
-
-
 class Phase(enum.StrEnum):
     """Where the player to move stands within their turn."""
 
@@ -41,7 +36,7 @@ class Phase(enum.StrEnum):
 
 
 class Termination(enum.StrEnum):
-    """How a game ended (FORMATS.md `result`)."""
+    """How a game ended (docs/formats.md `result`)."""
 
     BREAKTHROUGH = "breakthrough"
     ENVELOPMENT = "envelopment"
@@ -82,9 +77,9 @@ DERIVED_KEY = "_derived"
 class _Evolving:
     """Copy-with-changes for the frozen state classes.
 
-    `dataclasses.replace` re-runs a frozen dataclass's __init__ (about 25 µs for GameState);
-    copying the instance dict is a few hundred nanoseconds, and random playouts make hundreds of
-    thousands of states. Callers pass only field names (tests check every move's result).
+    `dataclasses.replace` re-runs a frozen dataclass's __init__, a hundred times the cost of
+    copying the instance dict (docs/architecture.md, measured), and random playouts make hundreds
+    of thousands of states. Callers pass only field names (tests check every move's result).
     """
 
     def evolve(self, **changes: Any) -> Self:
@@ -210,8 +205,3 @@ class GameState(_Evolving):
     def to_move(self) -> Seat:
         """The seat whose turn it is ("A", "B" or "C")."""
         return SEATS[self.mover]
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended."""
-        return self.result is not None

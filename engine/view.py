@@ -10,7 +10,8 @@ claim rests on included). Each view has ``to_json()``, plain JSON-ready data.
 A player's view holds the seat's own hand, never another's, never the order of a deck; a
 spectator's view holds no hand until the game is over.
 
-``view`` and ``public_view`` are the older dict views, kept as they were for the service.
+``public_view`` is the spectator's view as a plain dict (``flags_held`` of a finished game's
+result reads it).
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ class ClaimProofView:
     margin: ClaimMargin | None = None
     """What a proved claim rests on: the opponent out of troops or out of reach, below, or a tie
     the opponent loses (R12); None unless ``provable``. Not in ``to_json``, whose shape
-    FORMATS.md gives."""
+    docs/formats.md gives."""
 
     def to_json(self) -> dict[str, Any]:
         """The proof as plain data; formations as ``FormationValue.to_json``."""
@@ -285,7 +286,7 @@ class PublicView:
     """Every seat's hand, sorted, once the game is over; None before."""
     # Where the seat to move stands within its turn, beyond ``phase``: open information (every
     # move is seen) that the computer opponent needs to rebuild a position exactly. Not in
-    # ``to_json``, whose shape FORMATS.md and the pages rely on.
+    # ``to_json``, whose shape docs/formats.md and the pages rely on.
     played: bool
     """Whether the seat to move has played a card (or passed) this turn."""
     passed: bool
@@ -538,11 +539,11 @@ def _proof_view(
     )
 
 
-# --- the dict views the service used first ----------------------------------------------------
+# --- the spectator's view as a dict -----------------------------------------------------------
 
 
 def _legacy(seen: PublicView) -> dict[str, Any]:
-    """A PublicView as the dict ``public_view`` has always returned."""
+    """A PublicView as the dict of ``public_view``."""
     flags = []
     for f in seen.flags:
         flag: dict[str, Any] = {"flag": f.number, "claimed_by": f.claimed_by}
@@ -589,15 +590,3 @@ def public_view(state: GameState) -> dict[str, Any]:
     Prefer ``spectator_view``, its typed form.
     """
     return _legacy(spectator_view(state))
-
-
-def view(state: GameState, seat: Seat) -> dict[str, Any]:
-    """What `seat` may know, as a JSON-ready dict: the public view plus its own hand.
-
-    Prefer ``player_view``, its typed form. Raises ValueError for a letter that is not a seat.
-    """
-    index = _check_seat(state, seat)
-    seen = public_view(state)
-    seen["seat"] = seat
-    seen["hand"] = list(_sorted_hand(state, index))
-    return seen

@@ -11,13 +11,13 @@ stalled must neither turn the answer into an error page nor hold the request:
   ``broker_transport_options``: its BRPOP waits for the server by design.
 - It runs in the process's publishing thread, which the caller waits for at most
   ``BROKER_PUBLISH_TIMEOUT_S`` in all, however many tasks and round trips it takes (a stalled
-  Redis accepts TCP connections and then never answers). One thread kept for the process, not
-  one started per publish: starting a thread cost a move POST about 0.2 ms of CPU. A publish
+  Redis accepts TCP connections and then never answers). One thread for the process, not
+  one started per publish: starting a thread costs a move POST CPU (docs/architecture.md). A publish
   its caller stopped waiting for is dropped if it has not begun.
 - After a failure (or a wait cut short) this process publishes nothing for
   ``BROKER_PUBLISH_PAUSE_S``: the next requests do not each wait for the same stalled broker.
 
-Eager mode (no ``REDIS_URL``) runs the tasks here, as before; a failure is logged.
+Eager mode (no ``REDIS_URL``) runs the tasks here, in the committing thread; a failure is logged.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def note_for_commit(session: Session, key: str, *items: Any) -> None:
 @sa.event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
     # SQLAlchemy 2.1 calls after_commit when a savepoint is released too (begin_nested), while
-    # the transaction and its locks go on: only the real commit may publish (PITFALLS).
+    # the transaction and its locks go on: only the real commit may publish.
     if session.in_nested_transaction():
         return
     for key, dispatcher in _DISPATCHERS.items():

@@ -25,12 +25,10 @@ ONE_CLICK_ENDPOINTS = frozenset({"mail.unsubscribe_post"})
 class CrossSiteRequestError(Refusal):
     status = 403
     title = "This form came from another site"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "Your browser sent this from a page of another site, so it was refused. Nothing was "
-            "changed. Use the buttons on this site's own pages."
-        )
+    message = (
+        "Your browser sent this from a page of another site, so it was refused. Nothing was "
+        "changed. Use the buttons on this site's own pages."
+    )
 
 
 def is_cross_site() -> bool:

@@ -3,10 +3,11 @@
 Every unit of work, in a view, a command or (later) a task, is one ``with session_scope() as
 session:`` block: it commits when the block ends normally and rolls back on any exception.
 
-SQLite ignores ``SELECT ... FOR UPDATE`` (PITFALLS), so on SQLite every transaction starts with
-``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer waits (busy timeout)
-instead of reading a state that is about to change. WAL lets readers of other connections go on.
-On PostgreSQL, ``games.rows.lock_game`` takes a row lock with ``SELECT ... FOR UPDATE``.
+SQLite ignores ``SELECT ... FOR UPDATE`` (SQLAlchemy drops it silently), so on SQLite every
+transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock up front and a second writer
+waits (busy timeout) instead of reading a state that is about to change. WAL lets readers of
+other connections go on. On PostgreSQL, ``games.rows.lock_game`` takes a row lock with ``SELECT ...
+FOR UPDATE``.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ def ping_when_needed(engine: sa.Engine, idle_s: float) -> None:
     rested ``idle_s`` or more, and replace it if the ping fails (SQLAlchemy's pessimistic
     disconnect handling, made lazy).
 
-    A ping on every checkout (``pool_pre_ping``) is a round trip per request: 0.14 ms of a
-    page's CPU (bench/service.py). A restart of the server drops connections used a moment ago
-    too; they would fail the next request each (tests/service/test_db_restart.py). The rest
-    ping catches what the kernel cannot see yet (a connection cut by an idle timeout far away)."""
+    A ping on every checkout (``pool_pre_ping``) is a round trip per request, a noticeable part
+    of a page's CPU (docs/architecture.md). A restart of the server drops connections used a
+    moment ago too; they would fail the next request each (tests/service/test_db_restart.py).
+    The rest ping catches what the kernel cannot see yet (a connection cut by an idle timeout
+    far away)."""
 
     @sa.event.listens_for(engine, "checkin")
     def _rests(_dbapi_connection: Any, record: Any) -> None:
@@ -189,7 +191,7 @@ def _refuse_write(session: Session, _flush_context: Any, _instances: Any) -> Non
 def read_scope() -> Iterator[Session]:
     """A session for a page that only reads: on a server, its queries run without a
     transaction (each sees the latest committed data), which saves the BEGIN and COMMIT round
-    trips, a tenth of a page's CPU (bench/service.py). Any write raises ReadOnlyError.
+    trips, a share of a page's CPU (docs/architecture.md, measured). Any write raises ReadOnlyError.
 
     Only for reads that stay consistent without one snapshot: a game's log is append-only,
     its row's ``ply`` bounds every later read of the log and the snapshots, and a snapshot is
@@ -210,8 +212,8 @@ def read_scope() -> Iterator[Session]:
 
 def read_rows(session: Session, statement: sa.Executable, params: Mapping[str, Any]) -> Any:
     """The result of a Core select of columns (no ORM entities) on the session's connection, in
-    its transaction: without the ORM's execution machinery, which is a third of a hot page
-    query's CPU (bench/service.py). Pending ORM changes are flushed first, as
+    its transaction: without the ORM's execution machinery, which is much of a hot page
+    query's CPU (docs/architecture.md, measured). Pending ORM changes are flushed first, as
     ``Session.execute`` would."""
     if session.new or session.dirty or session.deleted:
         session.flush()

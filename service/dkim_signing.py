@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parseaddr
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import dkim  # type: ignore[import-untyped]
 from dkim.crypto import (  # type: ignore[import-untyped]
@@ -82,7 +82,16 @@ def _der_integer(value: int) -> bytes:
     return _der(_INTEGER, value.to_bytes(value.bit_length() // 8 + 1, "big"))
 
 
-def dkim_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+class DkimSettings(TypedDict):
+    """The DKIM settings: a key (text or file), its selector and domain; None when unset."""
+
+    DKIM_PRIVATE_KEY: str | None
+    DKIM_PRIVATE_KEY_FILE: str | None
+    DKIM_SELECTOR: str | None
+    DKIM_DOMAIN: str | None
+
+
+def dkim_config_from_env(env: Mapping[str, str]) -> DkimSettings:
     """The DKIM settings (module docstring)."""
     return {
         "DKIM_PRIVATE_KEY": env.get("DKIM_PRIVATE_KEY") or None,

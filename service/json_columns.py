@@ -18,7 +18,7 @@ FormationRecord: TypeAlias = list[str | int | list[str] | list[int]]
 
 
 class DealFields(TypedDict):
-    """``games.deal``: the fields of a game record (FORMATS.md) that the deal decides."""
+    """``games.deal``: the fields of a game record (docs/formats.md) that the deal decides."""
 
     first: str
     """The seat that plays first."""

@@ -15,7 +15,7 @@ proxy saw (``X-Forwarded-For``), not the proxy's own, for requests that come fro
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from flask import Flask, Response, g
 from flask_limiter import Limiter, RateLimitExceeded
@@ -45,7 +45,22 @@ UNLIMITED_ENDPOINTS = ("static", "health.healthz")
 GLOBAL_KEY = "whole-site"
 
 
-def limits_config_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+class LimitsSettings(TypedDict):
+    """The settings of the request limits (Flask-Limiter's ``RATELIMIT_*`` among them)."""
+
+    RATE_LIMIT_MAIL_PER_CLIENT: str
+    RATE_LIMIT_MAIL_WHOLE_SITE: str
+    RATE_LIMIT_POST_PER_CLIENT: str
+    TRUSTED_PROXIES: int
+    FORWARDED_ALLOW_IPS: str
+    RATELIMIT_ENABLED: bool
+    RATELIMIT_HEADERS_ENABLED: bool
+    RATELIMIT_SWALLOW_ERRORS: bool
+    RATELIMIT_IN_MEMORY_FALLBACK_ENABLED: bool
+    RATELIMIT_KEY_PREFIX: str
+
+
+def limits_config_from_env(env: Mapping[str, str]) -> LimitsSettings:
     """The limits; Flask-Limiter's notation ("5/minute;20/hour")."""
     return {
         "RATE_LIMIT_MAIL_PER_CLIENT": env.get(
@@ -69,12 +84,10 @@ class TooManyRequestsError(Refusal):
 
     status = 429
     title = "Too many requests"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "Too many requests of this kind came from your address (or from everyone at once). "
-            "Please wait a while and try again. Nothing was changed."
-        )
+    message = (
+        "Too many requests of this kind came from your address (or from everyone at once). "
+        "Please wait a while and try again. Nothing was changed."
+    )
 
 
 def _signed_in_player_id() -> int | None:
@@ -138,7 +151,7 @@ def init_app(app: Flask) -> Limiter:
                 )(wrapped)
         elif endpoint in UNLIMITED_ENDPOINTS or "POST" not in _methods(app, endpoint):
             # Only POSTs are limited: a view that takes none has nothing to count, and the
-            # limiter's checks would cost every page view (bench/service.py).
+            # limiter's checks would cost every page view.
             wrapped = limiter.exempt(wrapped)
         else:
             wrapped = limiter.shared_limit(

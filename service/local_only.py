@@ -22,12 +22,10 @@ class NotLocalError(Refusal):
 
     status = 403
     title = "This is a development server"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "APP_ENV=development answers only this machine (it shows every player's links). "
-            "A server others can reach is production: unset APP_ENV and give it real secrets."
-        )
+    message = (
+        "APP_ENV=development answers only this machine (it shows every player's links). "
+        "A server others can reach is production: unset APP_ENV and give it real secrets."
+    )
 
 
 class NoDevPageError(Refusal):
@@ -35,9 +33,7 @@ class NoDevPageError(Refusal):
 
     status = 404
     title = "No such page"
-
-    def __init__(self) -> None:
-        super().__init__("There is no such page here.")
+    message = "There is no such page here."
 
 
 def is_loopback_client(remote_addr: str | None) -> bool:

@@ -33,7 +33,7 @@ def utcnow() -> datetime:
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
     """A timestamp stored in UTC and always read back timezone-aware.
 
-    SQLite keeps no offset (PITFALLS), so a naive value read back is UTC by construction.
+    SQLite keeps no offset, so a naive value read back is UTC by construction.
     """
 
     impl = sa.DateTime(timezone=True)
@@ -214,7 +214,7 @@ class Game(SQLModel, table=True):
     seed_commitment: str = Field(max_length=128)
     """``engine.seed_commitment(seed)``, published from the start (R3)."""
     deal: DealFields | None = Field(default=None, sa_type=sa.JSON)
-    """The deal the seed produced, as in a game record (FORMATS.md), plus ``first`` and ``cut``."""
+    """The deal the seed produced, as in a record (docs/formats.md), plus ``first`` and ``cut``."""
     days_per_move: int = Field(default=3)
     visibility: str = Field(default=Visibility.UNLISTED, max_length=16)
     series_id: int | None = Field(default=None, foreign_key="series.id")
@@ -303,7 +303,7 @@ class Seat(SQLModel, table=True):
 
 
 class MoveEntry(SQLModel, table=True):
-    """One entry of the append-only move log, in FORMATS.md notation (``"A: R7>3"``)."""
+    """One entry of the append-only move log, in docs/formats.md notation (``"A: R7>3"``)."""
 
     __tablename__ = "moves"
     __table_args__ = (sa.UniqueConstraint("game_id", "ply", name="uq_moves_game_id_ply"),)

@@ -1,7 +1,7 @@
 """Times as their reader reads them: a deadline in the reader's own time zone, named, with the
 time left ("Friday 28 November, 19:24 Europe/Paris time (2 days 23 hours left)").
 
-Times are stored in UTC (PITFALLS). A player may choose a time zone (``Player.time_zone``, an IANA
+Times are stored in UTC. A player may choose a time zone (``Player.time_zone``, an IANA
 name checked against ``zoneinfo``); emails use it, pages too, and without one a time reads in UTC
 with the zone named. Templates get ``deadline_words`` (text) and ``deadline_html`` (a ``<time>``
 element carrying the moment in ISO form); both read ``time_zone`` and ``now`` from the template's
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import zoneinfo
+from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -88,7 +89,7 @@ def deadline_text(moment: datetime, time_zone: str | None, now: datetime) -> str
 
 
 def _utc(moment: datetime) -> datetime:
-    # SQLite gives the stored UTC back without its offset (PITFALLS).
+    # SQLite gives the stored UTC back without its offset.
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
@@ -121,7 +122,7 @@ def deadline_html(context: Context, moment: datetime | None) -> Markup:
     return Markup(f'<time datetime="{iso}" data-deadline>{words}</time>')
 
 
-def register(filters: dict[str, Any]) -> None:
+def register(filters: MutableMapping[str, Callable[..., Any]]) -> None:
     """Add the filters to a Jinja environment's."""
     filters["deadline_words"] = deadline_words
     filters["deadline_html"] = deadline_html

@@ -11,5 +11,10 @@ class Refusal(Exception):
 
     status = 400
     title = "This cannot be done"
+    message = "This cannot be done."
+    """The message of a refusal that always says the same (``Refusal()``)."""
     page_url: str | None = None
     """The page that shows how things are now (a stale link's game), which the answer links to."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(self.message if message is None else message)

@@ -1,7 +1,7 @@
 """Signed links: who may see a private page, make a move, or list their games.
 
 A token is signed, not encrypted: anyone can read its payload, so it names only ids, a seat, a
-token generation and (for a move) the ply; never a card (PITFALLS). Each purpose has its own
+token generation and (for a move) the ply; never a card. Each purpose has its own
 salt, so a token made for one purpose is refused for another.
 
 A valid signature is not enough: a token can be replayed until it expires. So the reader also
@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, cast, get_type_hints
 
 from flask import current_app
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -46,12 +46,10 @@ class TamperedTokenError(TokenError):
 
     status = 400
     title = "This link is not valid"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "This link was changed or cut short, or belongs to another page. "
-            "Open the link exactly as it was sent to you."
-        )
+    message = (
+        "This link was changed or cut short, or belongs to another page. "
+        "Open the link exactly as it was sent to you."
+    )
 
 
 class ExpiredTokenError(TokenError):
@@ -71,11 +69,7 @@ class RevokedTokenError(TokenError):
 
     status = 403
     title = "This link was withdrawn"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "This link was replaced by a newer one. Use the link from your latest email."
-        )
+    message = "This link was replaced by a newer one. Use the link from your latest email."
 
 
 @dataclass(frozen=True)
@@ -131,7 +125,7 @@ def _serializer(purpose: Purpose) -> URLSafeTimedSerializer:
     return signed_serializer(f"battleline.{purpose.value}")
 
 
-def _dumps(purpose: Purpose, payload: dict[str, Any]) -> str:
+def _dumps(purpose: Purpose, payload: Mapping[str, object]) -> str:
     token = _serializer(purpose).dumps(payload)
     assert isinstance(token, str)
     return token
@@ -156,47 +150,68 @@ def checked_payload(payload: Any, fields: Mapping[str, type]) -> dict[str, Any]:
     return payload
 
 
-def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> dict[str, Any]:
+def _loads(purpose: Purpose, token: str, fields: Mapping[str, type]) -> Mapping[str, object]:
     return checked_payload(load_signed(_serializer(purpose), token), fields)
 
 
-_SEAT_FIELDS = {"g": int, "s": str, "n": int}
-_MOVE_FIELDS = {**_SEAT_FIELDS, "p": int}
-_PLAYER_FIELDS = {"u": int, "n": int}
+class _SeatPayload(TypedDict):
+    """A seat's token: game, seat, generation."""
+
+    g: int
+    s: str
+    n: int
+
+
+class _MovePayload(_SeatPayload):
+    """A move link's token: a seat's, and the ply."""
+
+    p: int
+
+
+class _PlayerPayload(TypedDict):
+    """A "my games" token: player, generation."""
+
+    u: int
+    n: int
+
+
+_SEAT_FIELDS = get_type_hints(_SeatPayload)
+_MOVE_FIELDS = get_type_hints(_MovePayload)
+_PLAYER_FIELDS = get_type_hints(_PlayerPayload)
 
 
 def make_private_token(game_id: int, seat: str, generation: int) -> str:
     """The token of a seat's private page."""
-    return _dumps(Purpose.PRIVATE_PAGE, {"g": game_id, "s": seat, "n": generation})
+    return _dumps(Purpose.PRIVATE_PAGE, _SeatPayload(g=game_id, s=seat, n=generation))
 
 
 def read_private_token(token: str) -> SeatToken:
     """Check the signature and age of a private-page token. Raises TamperedTokenError or
     ExpiredTokenError; the caller checks the generation (``check_generation``)."""
-    p = _loads(Purpose.PRIVATE_PAGE, token, _SEAT_FIELDS)
+    p = cast(_SeatPayload, _loads(Purpose.PRIVATE_PAGE, token, _SEAT_FIELDS))
     return SeatToken(game_id=p["g"], seat=p["s"], generation=p["n"])
 
 
 def make_move_token(game_id: int, seat: str, generation: int, ply: int) -> str:
     """The token of a move link, valid while the game is at ``ply``."""
-    return _dumps(Purpose.MOVE_LINK, {"g": game_id, "s": seat, "n": generation, "p": ply})
+    return _dumps(Purpose.MOVE_LINK, _MovePayload(g=game_id, s=seat, n=generation, p=ply))
 
 
 def read_move_token(token: str) -> MoveToken:
     """Check the signature and age of a move token. Raises TamperedTokenError or
     ExpiredTokenError; the caller checks the generation and the game's ply."""
-    p = _loads(Purpose.MOVE_LINK, token, _MOVE_FIELDS)
+    p = cast(_MovePayload, _loads(Purpose.MOVE_LINK, token, _MOVE_FIELDS))
     return MoveToken(game_id=p["g"], seat=p["s"], generation=p["n"], ply=p["p"])
 
 
 def make_games_token(player_id: int, generation: int) -> str:
     """The token of a player's "my games" page."""
-    return _dumps(Purpose.MY_GAMES, {"u": player_id, "n": generation})
+    return _dumps(Purpose.MY_GAMES, _PlayerPayload(u=player_id, n=generation))
 
 
 def read_games_token(token: str) -> PlayerToken:
     """Check the signature and age of a "my games" token (TamperedTokenError, ExpiredTokenError)."""
-    p = _loads(Purpose.MY_GAMES, token, _PLAYER_FIELDS)
+    p = cast(_PlayerPayload, _loads(Purpose.MY_GAMES, token, _PLAYER_FIELDS))
     return PlayerToken(player_id=p["u"], generation=p["n"])
 
 

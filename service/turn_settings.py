@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 GAME_DAY_S = 24 * 60 * 60
 """A real day: the length of a game day everywhere but in short-clock tests."""
@@ -11,7 +11,20 @@ DEFAULT_VACATION_DAYS = 7
 MAX_VACATION_DAYS = 30
 
 
-def turns_config_from_env(env: Mapping[str, str], *, embedded: bool) -> dict[str, Any]:
+class TurnSettings(TypedDict):
+    """The settings of turns across days (``turns_config_from_env`` says what each is)."""
+
+    TURN_REMINDER_LEAD_H: float
+    TURN_SCAN_EVERY_S: float
+    TURN_SCAN_BATCH: int
+    TURN_START_GRACE_S: float
+    DIGEST_HOUR_UTC: int
+    DIGEST_CHECK_EVERY_S: float
+    COMPUTER_DELAY_S: int
+    GAME_DAY_S: float
+
+
+def turns_config_from_env(env: Mapping[str, str], *, embedded: bool) -> TurnSettings:
     """The reminder lead, how often the beat task scans, the digest hour, the computer's delay
     (a few seconds on the embedded default, ``embedded``), the length of a game day."""
     return {

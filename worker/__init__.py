@@ -73,7 +73,7 @@ def broker_publish_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     their own (a pool) with short timeouts and no retries, the caller waiting at most
     ``BROKER_PUBLISH_TIMEOUT_S`` (default 1 s) in all, then nothing published for
     ``BROKER_PUBLISH_PAUSE_S`` after a failure. A stalled Redis (connects succeed, nothing
-    answers) held a move for 30 s with no socket timeout; what is not published is found by the
+    answers) would hold a move without a socket timeout; what is not published is found by the
     outbox sweep and the turn scan.
 
     Only that connection gets these timeouts: ``broker_transport_options`` (the worker's
@@ -111,7 +111,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
         "task_always_eager": eager,
-        # Without this an eager task's exception vanishes (PITFALLS).
+        # Without this an eager task's exception vanishes.
         "task_eager_propagates": True,
         # acks_late tasks (idempotent ones only) must not sit prefetched in a worker that dies.
         "worker_prefetch_multiplier": 1,
@@ -124,7 +124,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
             task: {"queue": queue_name(config, queue)} for task, queue in TASK_QUEUES.items()
         },
         # No task is scheduled ahead (no countdowns, no eta); long waits are rows in the
-        # database that a beat task finds (PITFALLS).
+        # database that a beat task finds: Redis redelivers a task unacknowledged for an hour.
         "broker_transport_options": {"visibility_timeout": 3600},
         **broker_publish_settings(config),
         "beat_schedule": {
@@ -136,7 +136,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 # A sweep that waited longer than one period is stale: the next one is coming.
                 "options": {"expires": sweep_every},
             },
-            # Deadlines live in the database; this finds what is due (PITFALLS: no countdowns).
+            # Deadlines live in the database; this finds what is due.
             "scan-deadlines": {
                 "task": SCAN_TASK,
                 "schedule": scan_every,

@@ -2,51 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
-from engine.rulesets import get_ruleset
+from engine.cards import Card
+from engine.moves import Deck
+from engine.rulesets import Seat
 from engine.state import GameState
+from engine.view import PlayerView, PublicView
 
 
-def render_board(seen: dict[str, Any]) -> str:
-    """A view (engine.view or engine.public_view) as lines of text, one flag a line: the first
-    seat of the flag's pair on the left, the second on the right, and a heading line wherever
-    the pair changes (once with two players; once per row of the three-player ring)."""
+def render_board(seen: PublicView, hands: Mapping[Seat, Sequence[Card]] | None = None) -> str:
+    """A view as lines of text, one flag a line: the first seat of the flag's pair on the left,
+    the second on the right, and a heading line wherever the pair changes (once with two
+    players; once per row of the three-player ring). A player's view ends with its hand;
+    ``hands`` (else the view's own, once the game is over) adds every seat's."""
     lines = []
-    rs = get_ruleset(seen["ruleset"])
-    flags = seen["flags"]
-    pairs = [rs.flag_seats(f["flag"] - 1) for f in flags]
+    flags = seen.flags
     width = max(
-        [len(" ".join(f[left])) for f, (left, _) in zip(flags, pairs, strict=True)]
-        + [len(" ".join(f[right])) for f, (_, right) in zip(flags, pairs, strict=True)]
+        [len(" ".join(f.cards[f.seats[0]])) for f in flags]
+        + [len(" ".join(f.cards[f.seats[1]])) for f in flags]
         + [5]
     )
     heading: tuple[str, str] | None = None
-    for f, (left, right) in zip(flags, pairs, strict=True):
+    for f in flags:
+        left, right = f.seats
         if heading != (left, right):
             heading = (left, right)
             lines.append(f"{left:>{width}}  flag  {right}")
-        mark = f"[{f['claimed_by']}]" if f["claimed_by"] else "   "
-        env = " ".join(f"{card}({side})" for card, side in f["env_sides"].items())
+        mark = f"[{f.claimed_by}]" if f.claimed_by else "   "
+        env = " ".join(f"{e.card}({e.seat})" for e in f.env)
         lines.append(
-            f"{' '.join(f[left]):>{width}}  {f['flag']:>2}{mark} {' '.join(f[right])}"
+            f"{' '.join(f.cards[left]):>{width}}  {f.number:>2}{mark} {' '.join(f.cards[right])}"
             + (f"   <{env}>" if env else "")
         )
-    decks = seen["decks"]
-    held = ", ".join(f"{seat} {n}" for seat, n in seen["flags_held"].items())
-    played = ", ".join(f"{seat} {n}" for seat, n in seen["tactics_played"].items())
+    held = ", ".join(f"{seat} {n}" for seat, n in seen.flags_held.items())
+    played = ", ".join(f"{seat} {n}" for seat, n in seen.tactics_played.items())
     lines.append(
-        f"decks: troops {decks['troops']}, tactics {decks['tactics']}   "
+        f"decks: troops {seen.decks[Deck.TROOPS]}, tactics {seen.decks[Deck.TACTICS]}   "
         f"flags: {held}   tactics played: {played}"
     )
-    for seat in rs.seats:
-        if seen["discards"][seat]:
-            lines.append(f"discards {seat}: {' '.join(seen['discards'][seat])}")
-    if "hand" in seen:
-        lines.append(f"hand {seen['seat']}: {' '.join(seen['hand'])}")
-    if seen.get("hands"):
-        for seat, hand in seen["hands"].items():
-            lines.append(f"hand {seat}: {' '.join(hand)}")
+    for seat in seen.seats:
+        if seen.discards[seat]:
+            lines.append(f"discards {seat}: {' '.join(seen.discards[seat])}")
+    if isinstance(seen, PlayerView):
+        lines.append(f"hand {seen.seat}: {' '.join(seen.hand)}")
+    for seat, hand in (hands if hands is not None else seen.hands or {}).items():
+        lines.append(f"hand {seat}: {' '.join(hand)}")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """``python -m engine claims`` and ``python -m engine compare``: JSON lines in, JSON lines out.
 
-The formats are FORMATS.md's, exactly. Every input line gives one output line, in order; a line
+The formats are docs/formats.md's, exactly. Every input line gives one output line, in order; a line
 that cannot be read or describes an impossible situation gives ``{"id": ..., "error": ...}`` and
 the run goes on.
 """
@@ -113,10 +113,10 @@ def compare_answer(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_claims(lines: Iterable[str], out: TextIO) -> None:
-    """``python -m engine claims``: one claim check per JSON line (FORMATS.md)."""
+    """``python -m engine claims``: one claim check per JSON line (docs/formats.md)."""
     _answer_lines(lines, out, claim_answer)
 
 
 def run_compare(lines: Iterable[str], out: TextIO) -> None:
-    """``python -m engine compare``: one formation comparison per JSON line (FORMATS.md)."""
+    """``python -m engine compare``: one formation comparison per JSON line (docs/formats.md)."""
     _answer_lines(lines, out, compare_answer)

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("file")
-        p.add_argument("--json", action="store_true", help="one JSON object (FORMATS.md)")
+        p.add_argument("--json", action="store_true", help="one JSON object (docs/formats.md)")
     play = sub.add_parser("play", help="play a game in the terminal")
     play.add_argument("--ruleset", default="battleline", choices=sorted(RULESETS))
     play.add_argument("--claims", choices=["standard", "advanced"], default=None)
@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; the exit status of FORMATS.md (0, or 1 for a record that fails)."""
+    """Run one command; the exit status of docs/formats.md (0, or 1 for a record that fails)."""
     args = _parser().parse_args(argv)
     if args.command == "claims":
         run_claims(sys.stdin, sys.stdout)

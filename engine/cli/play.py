@@ -19,7 +19,7 @@ from engine.moves import Action, Move, parse_move
 from engine.record import GameRecord
 from engine.rulesets import ClaimTiming, Ruleset
 from engine.state import GameState, Seat
-from engine.view import view
+from engine.view import player_view
 
 HELP = """Type the number of a move from the list, or the move itself in notation (R7>3,
 FOG>2, SCOUT, draw troops, return R2 FOG, REDEPLOY R7@3>5, DESERTER B8@4, TRAITOR B8@4>7,
@@ -62,7 +62,7 @@ def play(
         else:
             legal = legal_moves(state)
             if shown != (state.ply, seat):
-                out.write("\n" + render_board(view(state, seat)) + "\n")
+                out.write("\n" + render_board(player_view(state, seat)) + "\n")
                 out.write(f"{seat} to move ({state.phase.value}):\n")
                 for number, m in enumerate(legal, start=1):
                     out.write(f"  {number:>3}. {m.action_text()}\n")
@@ -104,7 +104,7 @@ def play(
             out.write(f"error: {e}\n")
             continue
         moves.append(str(move))
-    seen = view(state, ruleset.seats[0])
+    seen = player_view(state, ruleset.seats[0])
     out.write("\n" + render_board(seen) + "\n" + describe_result(state) + "\n")
     if save:
         record = GameRecord(ruleset, claims, dealt, tuple(moves), {"seed": seed})

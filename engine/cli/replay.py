@@ -1,4 +1,4 @@
-"""``python -m engine replay FILE`` and ``python -m engine legal FILE`` (FORMATS.md)."""
+"""``python -m engine replay FILE`` and ``python -m engine legal FILE`` (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engine.errors import EngineError, InvalidRecordError
 from engine.legal import legal_moves
 from engine.record import GameRecord, ReplayError, replay
 from engine.state import SEATS, GameState
-from engine.view import public_view
+from engine.view import spectator_view
 
 
 def load_record(path: str) -> GameRecord:
@@ -24,9 +24,9 @@ def load_record(path: str) -> GameRecord:
 
 
 def final_position_json(state: GameState) -> dict[str, Any]:
-    """The `replay --json` object of FORMATS.md.
+    """The `replay --json` object of docs/formats.md.
 
-    Three-player additions (FORMATS.md, V6): each flag names its pair under ``"seats"`` and
+    Three-player additions (docs/formats.md, V6): each flag names its pair under ``"seats"`` and
     holds its cards under those two seats' keys; a shared draw's ``winner`` is the list of the
     seats that share it. With two players a draw's ``winner`` is ``null``.
     """
@@ -86,9 +86,8 @@ def run_replay(path: str, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(final_position_json(state)) + "\n")
     else:
-        seen = public_view(state)
-        seen["hands"] = {s: list(state.hands[i]) for i, s in enumerate(state.ruleset.seats)}
-        out.write(render_board(seen) + "\n" + describe_result(state) + "\n")
+        hands = dict(zip(state.ruleset.seats, state.hands, strict=True))
+        out.write(render_board(spectator_view(state), hands) + "\n" + describe_result(state) + "\n")
     return 0
 
 

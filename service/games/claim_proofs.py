@@ -1,7 +1,7 @@
 """What a claim's log entry keeps of the proof that made it legal (R13), written with the claim:
 the pages and emails that say why a claim held read these fields, instead of replaying the game
-to the position before the claim on every view (bench/service.py: a third of a long game's
-public page, when its claims were not explained before in the process).
+to the position before the claim on every view (much of a long game's public page:
+docs/architecture.md, measured).
 
 The fields are open information only (the board and the count of unseen troops): the best
 formation the loser could still reach names unseen troops, which is why only the cards of it that

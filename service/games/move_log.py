@@ -1,4 +1,5 @@
-"""The move log: append-only entries in FORMATS.md notation, read as ``LogEntry`` tuples.
+"""The move log: append-only entries (the notation of docs/notation.md), read as ``LogEntry``
+tuples.
 
 Functions take the caller's session and never commit: the caller's ``session_scope`` decides.
 """

@@ -1,4 +1,4 @@
-"""A stored game as an ``engine.GameRecord`` (FORMATS.md): the engine writes and reads records,
+"""A stored game as an ``engine.GameRecord`` (docs/formats.md): the engine writes and reads records,
 the service only files their fields.
 
 ``games.deal`` holds the record's deal fields as the engine wrote them (``first``, ``deal`` and,

@@ -26,7 +26,7 @@ class GameNotFoundError(Refusal, LookupError):
 
 
 # The statements every request runs are built once, with bound parameters: building one costs
-# several times its execution (SQLAlchemy's construction and cache key; bench/service.py).
+# several times its execution (SQLAlchemy's construction and cache key; docs/architecture.md).
 _LOCK_GAME = (
     select(Game)
     .where(Game.id == sa.bindparam("game_id"))

@@ -20,7 +20,7 @@ SNAPSHOT_BLOCK = 30
 """Snapshots are kept at the first ply of each block of this many plies, and at the latest
 ply: any position is a snapshot plus fewer than two blocks of moves (a few hundred
 microseconds of the engine), and a finished game of 120 plies keeps 5 or 6 snapshots instead of
-one per move (under 32 KB a game in all: ``bench/storage.py``)."""
+one per move (a game's size: docs/architecture.md, measured by ``bench.storage``)."""
 
 
 def latest_snapshot(session: Session, game_id: int) -> StoredPosition | None:

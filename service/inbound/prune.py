@@ -10,15 +10,13 @@ note of what came of it. Past the setting none of them needs it, so the beat tas
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app
 
-from service.db import get_engine
 from service.models import InboundMessage, utcnow
+from service.pruning import PruneReport, prune_batch, prune_batches
 
 PRUNE_TASK = "worker.prune_inbound"
 """The Celery name of the beat task that prunes (``worker.inbound_tasks.prune_inbound``)."""
@@ -29,22 +27,12 @@ _PICK = _INBOUND.alias("candidate").c
 _PRUNE = sa.delete(_INBOUND).where(
     _INBOUND.c.id.in_(
         sa.select(_PICK.id)
-        .where(_PICK.received_at < sa.bindparam("received_before"))
+        .where(_PICK.received_at < sa.bindparam("before"))
         .order_by(_PICK.received_at)
         .limit(sa.bindparam("batch"))
         .with_for_update(skip_locked=True)
     )
 )
-
-
-@dataclass(frozen=True)
-class PruneReport:
-    """What pruning did."""
-
-    pruned: int
-    """Rows deleted."""
-    more: bool
-    """The last batch was full: more rows may be due."""
 
 
 def keep_received() -> timedelta:
@@ -59,25 +47,12 @@ def prune_received(
     the clock) minus ``keep`` (``INBOUND_KEEP_DAYS``), oldest first, in one short transaction.
     Rows another transaction holds are skipped (PostgreSQL)."""
     size = int(current_app.config["INBOUND_PRUNE_BATCH"]) if batch is None else batch
-    params: dict[str, Any] = {
-        "received_before": (now or utcnow()) - (keep_received() if keep is None else keep),
-        "batch": size,
-    }
-    with get_engine().begin() as connection:
-        pruned = int(connection.execute(_PRUNE, params).rowcount)
-    return PruneReport(pruned=pruned, more=pruned >= size > 0)
+    before = (now or utcnow()) - (keep_received() if keep is None else keep)
+    return prune_batch(_PRUNE, before, size)
 
 
 def prune_due(batches: int | None = None) -> PruneReport:
     """``prune_received`` batch after batch while batches are full, at most ``batches``
     (``INBOUND_PRUNE_BATCHES_PER_RUN``): what the beat task does in one run."""
     most = int(current_app.config["INBOUND_PRUNE_BATCHES_PER_RUN"]) if batches is None else batches
-    now = utcnow()
-    total, more = 0, False
-    for _ in range(most):
-        report = prune_received(now)
-        total += report.pruned
-        more = report.more
-        if not more:
-            break
-    return PruneReport(pruned=total, more=more)
+    return prune_batches(prune_received, most)

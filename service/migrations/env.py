@@ -61,7 +61,7 @@ def run_migrations_online() -> None:
             context.configure(
                 connection=connection,
                 target_metadata=target_metadata,
-                render_as_batch=True,  # SQLite alters tables by copying them (PITFALLS)
+                render_as_batch=True,  # SQLite alters tables by copying them
                 render_item=_render_item,
                 compare_type=True,
                 transactional_ddl=True,

@@ -40,10 +40,10 @@ def check_header_value(name: str, value: str) -> str:
 # Header lines up to SMTP's hard limit: the default folding at 78 would turn a long
 # List-Unsubscribe URL or Message-ID into RFC 2047 encoded words that receivers do not decode.
 # compat32, not policy.SMTP: Flask-Mail has already encoded every header to ASCII, and
-# compat32 writes them as they are, in half the time (bench/mail.py).
+# compat32 writes them as they are, faster (docs/architecture.md).
 _POLICY = compat32.clone(linesep="\r\n", max_line_length=998)
 # Base64 bodies: 7-bit clean, no line of a template can exceed SMTP's limit, and encoded in C
-# (quoted-printable is pure Python and was a third of a delivery's time in bench/mail.py).
+# (quoted-printable is pure Python, a large part of a delivery's time: docs/architecture.md).
 _UTF8 = email.charset.Charset("utf-8")
 _UTF8.body_encoding = email.charset.BASE64
 # A body that is all ASCII in short lines goes as it is (7bit): base64 would add a third.
@@ -96,19 +96,6 @@ class MailMessage(flask_mail.Message):
                 part.set_boundary(f"=_bl_{secrets.token_hex(12)}")
         return message
 
-    def as_bytes(self) -> bytes:
-        return self.wire if self.wire is not None else super().as_bytes()
-
-    wire: bytes | None = None
-    """The message as stored on its row; sent as it is."""
-
-
-def stored_message(sender: str, recipient_name: str, recipient: str, mime: str) -> MailMessage:
-    """A Flask-Mail message that sends the stored bytes of a row."""
-    message = MailMessage(sender=sender, recipients=[(recipient_name, recipient)])
-    message.wire = mime.encode("ascii")
-    return message
-
 
 def build_mime(
     *,
@@ -136,7 +123,7 @@ def build_mime(
         sender=sender,
         extra_headers=dict(headers),
     )
-    # Set here, not in extra_headers: that would give the message two Message-IDs (PITFALLS).
+    # Not in extra_headers: that gives the message two Message-IDs, which Gmail rejects.
     message.msgId = check_header_value("Message-ID", message_id)
     if message.has_bad_headers():
         raise HeaderInjectionError("From")

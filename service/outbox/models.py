@@ -87,8 +87,8 @@ class OutboxMessage(SQLModel, table=True):
         # The thread root of a game for one recipient.
         sa.Index("ix_outbox_game_id_player_id", "game_id", "player_id"),
         # The bodies (several KB) out of line, in the TOAST table: a change of status then
-        # rewrites a row of a hundred bytes, not the whole email (write-ahead log and CPU of
-        # PostgreSQL per email about a quarter less, bench/mail.py).
+        # rewrites a row of a hundred bytes, not the whole email (less write-ahead log and CPU
+        # of PostgreSQL per email: docs/architecture.md).
         {"postgresql_with": {"toast_tuple_target": TOAST_TUPLE_TARGET}},
     )
 

@@ -1,7 +1,7 @@
 """Dropping the bodies of old sent emails (``OUTBOX_KEEP_BODIES_DAYS``, 30 by default).
 
-Each outbox row keeps its text, its HTML and its MIME bytes (about 10 KB a "your turn" email),
-nine tenths of what a finished game takes on disk. Once a row is ``sent`` they are never read
+Each outbox row keeps its text, its HTML and its MIME bytes, most of what a finished game takes
+on disk (docs/architecture.md). Once a row is ``sent`` they are never read
 again by the delivery: a sent row is never claimed, and the mail guarantee's repeats come only
 from rows that are not ``sent`` (docs/security.md). So a row sent longer ago than the setting
 keeps what the rest of the service reads, and only that: the Message-ID (unique: threads and a
@@ -17,53 +17,34 @@ transaction. On PostgreSQL the space freed is reused by later rows once (auto)va
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app
 
-from service.db import get_engine
 from service.models import utcnow
-from service.outbox.models import OutboxMessage, OutboxStatus
+from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, PICK, picked, status_is
+from service.pruning import PruneReport, prune_batch, prune_batches
 
 PRUNE_TASK = "worker.prune_outbox"
 """The Celery name of the beat task that prunes (``worker.tasks.prune_outbox``)."""
 
-_OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
-_ROW = _OUTBOX.c
-_PICK = _OUTBOX.alias("candidate").c
-
 _PRUNE = (
-    sa.update(_OUTBOX)
+    sa.update(OUTBOX)
     .where(
-        _ROW.id.in_(
-            sa.select(_PICK.id)
-            .where(
-                # In the words of the index's condition (SENT_WITH_BODIES), so that the planner
-                # uses it whatever plan it keeps for the statement.
-                _PICK.status == sa.literal(OutboxStatus.SENT.value, literal_execute=True),
-                _PICK.mime.is_not(None),
-                _PICK.sent_at < sa.bindparam("sent_before"),
-            )
-            .order_by(_PICK.sent_at)
-            .limit(sa.bindparam("batch"))
-            .with_for_update(skip_locked=True)
+        picked(
+            # In the words of the index's condition (SENT_WITH_BODIES), so that the planner
+            # uses it whatever plan it keeps for the statement.
+            status_is(OutboxStatus.SENT),
+            PICK.mime.is_not(None),
+            PICK.sent_at < sa.bindparam("before"),
+            order_by=(PICK.sent_at,),
+            batch=True,
         )
     )
     .values(text_body=None, html_body=None, mime=None)
 )
-
-
-@dataclass(frozen=True)
-class PruneReport:
-    """What pruning did."""
-
-    pruned: int
-    """Rows whose bodies were dropped."""
-    more: bool
-    """The last batch was full: more rows may be due."""
 
 
 def keep_bodies() -> timedelta:
@@ -78,25 +59,12 @@ def prune_bodies(
     (default: the clock) minus ``keep`` (``OUTBOX_KEEP_BODIES_DAYS``), oldest sent first, in
     one short transaction. Rows another transaction holds are skipped (PostgreSQL)."""
     size = int(current_app.config["OUTBOX_PRUNE_BATCH"]) if batch is None else batch
-    params: dict[str, Any] = {
-        "sent_before": (now or utcnow()) - (keep_bodies() if keep is None else keep),
-        "batch": size,
-    }
-    with get_engine().begin() as connection:
-        pruned = int(connection.execute(_PRUNE, params).rowcount)
-    return PruneReport(pruned=pruned, more=pruned >= size > 0)
+    before = (now or utcnow()) - (keep_bodies() if keep is None else keep)
+    return prune_batch(_PRUNE, before, size)
 
 
 def prune_due(batches: int | None = None) -> PruneReport:
     """``prune_bodies`` batch after batch while batches are full, at most ``batches``
     (``OUTBOX_PRUNE_BATCHES_PER_RUN``) of them: what the beat task does in one run."""
     most = int(current_app.config["OUTBOX_PRUNE_BATCHES_PER_RUN"]) if batches is None else batches
-    now = utcnow()
-    total, more = 0, False
-    for _ in range(most):
-        report = prune_bodies(now)
-        total += report.pruned
-        more = report.more
-        if not more:
-            break
-    return PruneReport(pruned=total, more=more)
+    return prune_batches(prune_bodies, most)

@@ -48,7 +48,6 @@ SWEEP_TASK = "worker.sweep_outbox"
 PENDING_KEY = "battleline.outbox.pending"
 """Where a session keeps the ids of the rows it queued, until it commits."""
 
-AUTO_SUBMITTED = "auto-generated"
 ONE_CLICK = "List-Unsubscribe=One-Click"
 
 
@@ -73,7 +72,7 @@ def game_subject(session: Session, game: Game, what: str = "") -> str:
     and the game's number): ``"Your turn: Schotten-Totten, game 12"``. The game's part is the
     same in every email of it, and each carries In-Reply-To/References to the first, so mail
     programs that thread by those keep a game together. Nothing a person typed (names are chosen
-    by whoever filled in the form) and never a card (PITFALLS)."""
+    by whoever filled in the form) and never a card: a subject shows in every mailbox list."""
     assert game.id is not None
     title = engine.get_ruleset(game.ruleset).title
     return f"{what}: {title}, game {game.id}" if what else f"{title}, game {game.id}"

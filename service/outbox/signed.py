@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from itsdangerous import URLSafeTimedSerializer
 
@@ -48,7 +47,7 @@ def _serializer(purpose: MailPurpose) -> URLSafeTimedSerializer:
 
 def make_token(purpose: MailPurpose, player_id: int, game_id: int | None = None) -> str:
     """The token of a mail link."""
-    payload: dict[str, Any] = {"u": player_id}
+    payload = {"u": player_id}
     if game_id is not None:
         payload["g"] = game_id
     token = _serializer(purpose).dumps(payload)

@@ -1,7 +1,7 @@
 """The private page's buttons that play a card from the hand to a flag, and the Redeploy and
 Traitor buttons (one per card and flag it may go to), drawn by Python: with seven cards and nine
 flags a page holds sixty of them, a Traitor in hand adds fifty more, and as Jinja loops they
-were the largest part of the page's cost (bench/service.py). The markup is the one the template
+were the largest part of the page's cost (docs/architecture.md). The markup is the one the template
 had."""
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ def log_html(
 
     Drawn by Python into one string, not a Jinja loop nor an item at a time through Markup: a
     long game lists a hundred entries on every replay step, most of them of games not drawn
-    before (bench/service.py), and the entries' words come drawn from ``_narrated``."""
+    before (docs/architecture.md), and the entries' words come drawn from ``_narrated``."""
     link = None if here is None else str(escape(here))
     items: list[str] = []
     add = items.append

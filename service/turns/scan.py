@@ -9,7 +9,8 @@ what is due and does it in one transaction with the game locked: a reminder, the
 note, vacation days, or the loss on time. A check is idempotent (what it did is recorded on the game
 row in the same transaction), so a task run twice does each thing once; a task lost on the way
 leaves the game due again when its lease ends. Due times live in the database, never in days-long
-countdown tasks (PITFALLS). In the embedded mode the tasks run at once, in the scan.
+countdown tasks (Redis delivers again a task unacknowledged after its visibility timeout). In the
+embedded mode the tasks run at once, in the scan.
 """
 
 from __future__ import annotations

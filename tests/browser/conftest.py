@@ -6,7 +6,7 @@ driven by Playwright, and screenshots of each step.
   embedded eager mode (no Redis, nothing sent): every email is on the /dev/outbox page, with
   links to this server.
 - ``browser``: Debian's chromium at /usr/bin/chromium, headless, launched by Playwright (which
-  cannot download its own browsers here, PITFALLS). A missing chromium fails the tests with what
+  cannot download its own browsers here). A missing chromium fails the tests with what
   to install: they never skip.
 - ``shots``: saves a full-page screenshot of a page at a phone width (390) and a desktop width
   (1280) under test-artefacts/browser/ (gitignored).

@@ -111,7 +111,7 @@ def labels_of(codes: list[str]) -> list[str]:
 def check_page(page: Page, seat: str, server: LiveServer, game_id: int) -> engine.GameState:
     """The seat's page shows its own hand, and no card of another seat's hand."""
     state = state_of(server, game_id)
-    hands = {s: engine.view(state, s)["hand"] for s in state.ruleset.seats}
+    hands = {s: list(engine.player_view(state, s).hand) for s in state.ruleset.seats}
     where = f"{seat}'s page at move {state.ply}"
     seen = page.evaluate(READ_PAGE)
     assert seen["hand"] is not None, f"{where} has no hand under 'Your hand'"

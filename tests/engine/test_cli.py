@@ -122,7 +122,7 @@ def test_play_bad_lines_get_an_error_and_the_game_goes_on() -> None:
     assert "flag 1:" in done.stdout  # 'why' explains each flag
 
 
-# --- three players (V6): FORMATS.md's additions -------------------------------------------------
+# --- three players (V6): the additions of docs/formats.md ---------------------------------------
 
 PAIRS = [["A", "B"]] * 3 + [["B", "C"]] * 3 + [["C", "A"]] * 3
 

@@ -1,4 +1,4 @@
-"""``python -m engine claims`` / ``compare``: the JSON-lines interfaces of FORMATS.md."""
+"""``python -m engine claims`` / ``compare``: the JSON-lines interfaces of docs/formats.md."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from engine.cli.claims import run_claims, run_compare
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# FORMATS.md's example, byte for byte
+# docs/formats.md's example, byte for byte
 EXAMPLE_IN = (
     '{"id":"wedge-vs-b8","env":[],"mine":["R4","R5","R3"],"theirs":["B8"],'
     '"visible":["B7","B10"]}\n'

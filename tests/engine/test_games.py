@@ -24,13 +24,13 @@ from engine import (
     deal_from_seed,
     legal_moves,
     parse_move,
+    player_view,
     public_view,
     replay,
     replay_states,
     start,
     state_from_json,
     state_to_json,
-    view,
 )
 from tests.engine.builders import all_cards
 
@@ -99,12 +99,12 @@ def test_no_view_shows_a_hidden_card(ruleset: str, claims: ClaimTiming, seed: in
     for _, _, after in random_game(ruleset, claims, seed):
         decks = set(after.troop_deck) | set(after.tactics_deck)
         for i, seat in enumerate(after.ruleset.seats):
-            seen = strings_in(view(after, seat))
+            seen = strings_in(player_view(after, seat).to_json())
             other_hands = {c for j, hand in enumerate(after.hands) if j != i for c in hand}
             if after.result is None:  # at the end every hand is shown, by design
                 assert not seen & other_hands, f"{seat} sees another hand"
             assert not seen & decks, f"{seat} sees the decks"
-            json.dumps(view(after, seat))
+            json.dumps(player_view(after, seat).to_json())
         public = strings_in(public_view(after))
         assert not public & decks
         if after.result is None:

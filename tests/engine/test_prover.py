@@ -46,7 +46,7 @@ def test_r13_phalanx_beats_r7_g6() -> None:
 
 
 def test_r13_wedge_beats_b8_when_b7_and_b10_are_visible() -> None:
-    """Rulebook and FORMATS.md: Wedge R4R5R3 beats B8 once B7 and B10 have been played."""
+    """Rulebook and docs/formats.md: Wedge R4R5R3 beats B8 once B7 and B10 have been played."""
     assert prove(["R4", "R5", "R3"], ["B8"], ["B7", "B10"]).claimable
     proof = prove(["R4", "R5", "R3"], ["B8"], ["B7"])
     assert not proof.claimable

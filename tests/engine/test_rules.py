@@ -1,4 +1,4 @@
-"""Every ruling of RULINGS.md about the course of a game, one or more named tests each."""
+"""Every ruling of docs/rules.md about the course of a game, one or more named tests each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Three players (RULINGS V6): one named test or more for each of V6.1-V6.8, the two-player rules
+"""Three players (V6): one named test or more for each of V6.1-V6.8, the two-player rules
 they reuse on the ring (R13, R20), the views, and whole random games in both three-player
 rulesets under both claim timings."""
 

@@ -93,7 +93,7 @@ def test_patterns_respect_word_boundaries() -> None:
 def hands_and_state(app: Flask, game_id: int) -> tuple[dict[str, list[str]], engine.GameState]:
     with app.app_context(), session_scope() as session:
         state = load_state(session, get_game(session, game_id))
-    return {s: engine.view(state, s)["hand"] for s in state.ruleset.seats}, state
+    return {s: list(engine.player_view(state, s).hand) for s in state.ruleset.seats}, state
 
 
 def put_back_by(app: Flask, game_id: int) -> dict[str, set[str]]:

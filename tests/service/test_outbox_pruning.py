@@ -24,6 +24,7 @@ from service.outbox.prune import PRUNE_TASK, prune_bodies
 from service.outbox.queue import emails_queued_since, queue_email, thread_root
 from tests.service.conftest import empty_and_close, make_test_app
 from tests.service.play_driver import create_and_accept
+from tests.worker.delivery_steps import claim_row
 
 KEEP_DAYS = 30
 
@@ -130,7 +131,7 @@ def test_a_pruned_row_still_threads_counts_and_is_never_sent_again(
             since = utcnow() - timedelta(days=KEEP_DAYS + 2)
             kind = MailKind(first.kind)
             assert emails_queued_since(session, kind, since, player_id=first.player_id) >= 1
-        assert delivery.claim_row(first.id) is None
+        assert claim_row(first.id) is None
         assert delivery.sweep(due_by=utcnow() + timedelta(days=400)).sent == 1  # the unsent one
     assert {r.status for r in rows(app)} == {OutboxStatus.SENT}
 

@@ -119,5 +119,5 @@ def test_the_bodies_lie_out_of_line(engine: sa.Engine) -> None:
 
 def test_the_pruning_reads_the_index_of_rows_with_bodies(engine: sa.Engine) -> None:
     moment = datetime(2026, 11, 25, tzinfo=UTC)
-    found = plan(engine, prune._PRUNE, sent_before=moment, batch=500)
+    found = plan(engine, prune._PRUNE, before=moment, batch=500)
     assert "using ix_outbox_sent_with_bodies on outbox candidate" in found, found

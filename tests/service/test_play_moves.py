@@ -156,7 +156,7 @@ def test_all_or_nothing(app: Flask, client: FlaskClient, game: dict[str, Any]) -
 
 def test_illegal_move_shows_the_rule(app: Flask, client: FlaskClient, game: dict[str, Any]) -> None:
     seat, token, state = to_move(app, game)
-    hand = engine.view(state, seat)["hand"]
+    hand = list(engine.player_view(state, seat).hand)
     absent = next(c for c in sorted(state.ruleset.troops) if c not in hand)
     response = client.post(f"/p/{token}/move", data={"ply": "0", "move": f"{absent}>1"})
     assert response.status_code == 422

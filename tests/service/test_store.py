@@ -22,7 +22,7 @@ from service.models import GameStatus
 def test_lock_game_serialises_writers(app: Flask, new_game: SimpleNamespace) -> None:
     """The second writer waits for the first and then sees its change: no lost update.
 
-    SQLite ignores FOR UPDATE; BEGIN IMMEDIATE must do the job there (PITFALLS).
+    SQLite ignores FOR UPDATE; BEGIN IMMEDIATE must do the job there.
     """
     first_has_lock = threading.Event()
     seen_by_second: list[str] = []

@@ -1,4 +1,4 @@
-"""Creating and starting a game for three (RULINGS V6): the form and the command line take a third
+"""Creating and starting a game for three (V6): the form and the command line take a third
 player, both invited players get their own invitation, the deal waits for both acceptances, and
 one decline cancels the game for everyone."""
 
@@ -318,7 +318,7 @@ def test_b_then_c_accept_and_the_game_is_dealt(app: Flask, client: FlaskClient) 
         snapshot = latest_snapshot(session, game["id"])
         assert snapshot is not None and snapshot.ply == 0
         state = engine.state_from_json(snapshot.state)
-    hands = {s: engine.view(state, s)["hand"] for s in ("A", "B", "C")}
+    hands = {s: list(engine.player_view(state, s).hand) for s in ("A", "B", "C")}
     page_c = client.get(f"/p/{token['C']}").get_data(as_text=True)
     for card in hands["C"]:
         assert any(pattern.search(page_c) for pattern in card_patterns(card)), card

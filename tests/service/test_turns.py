@@ -55,7 +55,7 @@ def test_the_first_turn_email_and_playing_by_its_links(app: Flask, client: Flask
     text, html = row.text_body, row.html_body
     assert "It is your turn (turn 1)" in text and "against " + NAMES[other(first)] in text
     # The hand in codes, the board, the deadline, the private page.
-    hand = engine.view(state, first)["hand"]
+    hand = list(engine.player_view(state, first).hand)
     assert f"Your hand: {' '.join(hand)}" in " ".join(text.split())
     assert re.search(r"^ +\| +9 +\|$", text, re.MULTILINE)
     assert "Play before" in " ".join(text.split())

@@ -123,7 +123,7 @@ service imap-login {{
 
 
 class Dovecot:
-    """Debian's dovecot as an IMAP server of one test (PITFALLS: a config of our own in a
+    """Debian's dovecot as an IMAP server of one test (a config of our own in a
     temporary folder, its own port; it daemonizes, and is stopped by its master's pid)."""
 
     def __init__(self, folder: Path) -> None:

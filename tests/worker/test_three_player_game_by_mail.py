@@ -102,7 +102,7 @@ def assert_no_other_hand(web: Flask, game_id: int, mail: Arrival) -> None:
     after a Scout (it knows them), the cut and the claim explanations (see test_leaks)."""
     state = state_of(web, game_id)
     known = put_back_by(web, game_id)[mail.seat]
-    hands = {s: engine.view(state, s)["hand"] for s in state.ruleset.seats}
+    hands = {s: list(engine.player_view(state, s).hand) for s in state.ruleset.seats}
     secret = [c for s, hand in hands.items() if s != mail.seat for c in hand if c not in known]
     for body in (mail.text, mail.html):
         assert_no_card(scrub_email(body), secret, f"the {mail.kind} email to {mail.seat}")

@@ -17,7 +17,8 @@ from flask import current_app
 
 from service.db import get_engine, session_scope
 from service.models import utcnow
-from service.outbox.models import OutboxMessage, OutboxStatus
+from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, PICK, ROW, picked, status_is
 
 logger = logging.getLogger(__name__)
 
@@ -59,26 +60,10 @@ workers share a backlog and that the last row of a claim starts well within its 
 
 
 # The statements of a delivery (here and in ``recording``, ``recorder``), built once (building
-# them per call cost more than running them). Core, on the table: the ORM adds nothing to single
-# UPDATE ... RETURNING statements.
-OUTBOX: sa.Table = OutboxMessage.__table__  # type: ignore[attr-defined]
-ROW = OUTBOX.c
-"""The columns of the rows a statement changes."""
-_CANDIDATE = OUTBOX.alias("candidate")
-PICK = _CANDIDATE.c
-"""The columns of the rows a statement's locking subquery picks."""
-
-
-def _status_is(status: OutboxStatus) -> Any:
-    """``candidate.status = '<status>'`` with the value written in the statement, as the partial
-    indexes' conditions say it (``QUEUED_ONLY``, ``SENDING_ONLY``): with a bound parameter
-    instead, a plan PostgreSQL keeps for the statement could not use those indexes."""
-    return PICK.status == sa.literal(status.value, literal_execute=True)
-
-
-QUEUED = _status_is(OutboxStatus.QUEUED)
+# them per call cost more than running them).
+QUEUED = status_is(OutboxStatus.QUEUED)
 """A picked row is queued (the condition of ``ix_outbox_queued_next_attempt_at``)."""
-_SENDING = _status_is(OutboxStatus.SENDING)
+_SENDING = status_is(OutboxStatus.SENDING)
 
 _CLAIMED = ("id", "attempts", "player_id", "recipient", "recipient_name", "mime", "created_at")
 """The columns a Claim needs, in its order (after ``next_attempt_at``: claimed rows go in the
@@ -110,35 +95,27 @@ _CLAIMABLE = sa.or_(
 """Queued, or its claim expired."""
 
 _CLAIM_LISTED = _claiming(
-    ROW.id.in_(
-        sa.select(PICK.id)
-        .where(PICK.id.in_(sa.bindparam("row_ids", expanding=True)), _CLAIMABLE)
-        .order_by(PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
+    picked(
+        PICK.id.in_(sa.bindparam("row_ids", expanding=True)),
+        _CLAIMABLE,
+        order_by=(PICK.id,),
+        batch=True,
     )
 )
 """Claim the first ``batch`` of the listed rows that are queued or whose claim expired."""
 
 _CLAIM_DUE = _claiming(
-    ROW.id.in_(
-        sa.select(PICK.id)
-        .where(QUEUED, PICK.next_attempt_at <= sa.bindparam("due_by"))
-        .order_by(PICK.next_attempt_at, PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
+    picked(
+        QUEUED,
+        PICK.next_attempt_at <= sa.bindparam("due_by"),
+        order_by=(PICK.next_attempt_at, PICK.id),
+        batch=True,
     )
 )
 """Claim the ``batch`` queued rows due first."""
 
 _CLAIM_UNTRIED = _claiming(
-    ROW.id.in_(
-        sa.select(PICK.id)
-        .where(QUEUED, PICK.attempts == 0)
-        .order_by(PICK.next_attempt_at, PICK.id)
-        .limit(sa.bindparam("batch"))
-        .with_for_update(skip_locked=True)
-    )
+    picked(QUEUED, PICK.attempts == 0, order_by=(PICK.next_attempt_at, PICK.id), batch=True)
 )
 """Claim the ``batch`` oldest queued rows never tried, whatever their next attempt time (their
 own deliver tasks are on their way: those will find them taken). In the order of the queue's
@@ -146,16 +123,7 @@ index (``ix_outbox_queued_next_attempt_at``), which is the order they were queue
 
 _RECLAIM = (
     sa.update(OUTBOX)
-    .where(
-        ROW.id.in_(
-            sa.select(PICK.id)
-            .where(
-                _SENDING,
-                PICK.claimed_at <= sa.bindparam("expired_before"),
-            )
-            .with_for_update(skip_locked=True)
-        )
-    )
+    .where(picked(_SENDING, PICK.claimed_at <= sa.bindparam("expired_before")))
     .values(
         status=OutboxStatus.QUEUED,
         last_error="claim expired: the worker did not finish within the lease",
@@ -170,8 +138,8 @@ def _claim_all(statement: Any, **params: Any) -> list[Claim]:
     now = utcnow()
     started = time.monotonic()
     held = lease().total_seconds()
-    # A Core connection, not an ORM session: the statement returns plain rows, and the session
-    # cost a fifth of a delivery's own CPU (py-spy, bench/mail.py).
+    # A Core connection, not an ORM session: the statement returns plain rows, and a session
+    # costs much of a delivery's own CPU (docs/architecture.md, measured).
     with get_engine().begin() as connection:
         found = connection.execute(statement, {"claim_time": now, **params}).all()
     deadline = started + held - min(5.0, held / 10)

@@ -12,17 +12,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import sqlalchemy as sa
 from flask import current_app
 
 from service.db import get_engine
-from service.mail.delivery.claims import OUTBOX, ROW, Claim
+from service.mail.delivery.claims import Claim
 from service.mail.delivery.recording import DB_ERRORS, pull_forward, retry_on_db_errors
 from service.mail.delivery.state import DeliveryState
 from service.models import utcnow
 from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, ROW
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ _MARK_SENT = (
 
 
 @functools.lru_cache(maxsize=4)
-def _driver_statement(dialect: sa.Dialect) -> tuple[str, dict[str, Any]]:
+def _driver_statement(dialect: sa.Dialect) -> tuple[str, dict[str, object]]:
     """``_MARK_SENT`` as the driver takes it (``Recorder._mark_psycopg``), compiled once: its
     text, and the values of its parameters but ``row_id`` and ``sent_time``."""
     compiled = _MARK_SENT.compile(dialect=dialect)
@@ -62,7 +63,14 @@ def _accept(claim: Claim, state: DeliveryState) -> _Accepted:
     return _Accepted(claim, utcnow(), state.server_accepted(claim.attempts))
 
 
-_Params = list[dict[str, Any]]
+class _SentRow(TypedDict):
+    """The bound parameters of ``_MARK_SENT`` for one row."""
+
+    row_id: int
+    sent_time: datetime
+
+
+_Params = list[_SentRow]
 
 
 def _record_sent(
@@ -72,7 +80,7 @@ def _record_sent(
 ) -> bool:
     """Record rows sent (``mark``: one short transaction, tried again on database errors);
     whether that was recorded."""
-    params = [{"row_id": item.claim.id, "sent_time": item.sent_time} for item in accepted]
+    params = [_SentRow(row_id=item.claim.id, sent_time=item.sent_time) for item in accepted]
     ids = [item.claim.id for item in accepted]
     pull = any(item.pull for item in accepted)
     try:
@@ -122,7 +130,7 @@ class Recorder:
         self._closing = False
         self._thread: threading.Thread | None = None
         self._connection: sa.Connection | None = None
-        self._raw: Any = None
+        self._raw: Any = None  # the pool's psycopg connection, only on that driver
         self.failed = False
 
     def accepted(self, claim: Claim) -> None:
@@ -156,8 +164,8 @@ class Recorder:
 
     def _mark(self, params: _Params) -> None:
         """One transaction on a connection kept for the batch (no ORM session, no pool check
-        per record: less than half the time of ``session_scope``); a new connection after a
-        database error. On psycopg, straight on the driver (``_mark_psycopg``)."""
+        per record: cheaper than ``session_scope``, docs/architecture.md); a new connection after
+        a database error. On psycopg, straight on the driver (``_mark_psycopg``)."""
         engine = get_engine()
         if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
             self._mark_psycopg(engine, params)
@@ -174,8 +182,8 @@ class Recorder:
 
     def _mark_psycopg(self, engine: sa.Engine, params: _Params) -> None:
         """``_MARK_SENT`` straight on psycopg, compiled once (``_driver_statement``): the recorder
-        holds the interpreter lock little more than half as long as through SQLAlchemy's
-        execution, and the sender, which needs it at each SMTP reply, waits less (bench/mail.py).
+        holds the interpreter lock for less time than through SQLAlchemy's execution, and the
+        sender, which needs it at each SMTP reply, waits less (docs/architecture.md).
         Database errors come out as SQLAlchemy's, as from ``_mark``.
 
         The connection is in autocommit while the recorder has it: each mark is one statement,

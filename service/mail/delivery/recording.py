@@ -18,12 +18,13 @@ from flask import current_app
 from sqlmodel import Session
 
 from service.db import session_scope
-from service.mail.delivery.claims import OUTBOX, PICK, QUEUED, ROW, Claim
+from service.mail.delivery.claims import QUEUED, Claim
 from service.mail.delivery.smtp import permanent_refusal, row_only
 from service.mail.delivery.state import DeliveryState
 from service.models import utcnow
 from service.outbox.addresses import mark_bouncing
 from service.outbox.models import OutboxStatus
+from service.outbox.picked_rows import OUTBOX, PICK, ROW, picked
 
 logger = logging.getLogger(__name__)
 
@@ -58,17 +59,7 @@ def backoff(attempts: int) -> timedelta:
 
 _PULL_FORWARD = (
     sa.update(OUTBOX)
-    .where(
-        ROW.id.in_(
-            sa.select(PICK.id)
-            .where(
-                QUEUED,
-                PICK.next_attempt_at > sa.bindparam("waiting_after"),
-                PICK.attempts > 0,
-            )
-            .with_for_update(skip_locked=True)
-        )
-    )
+    .where(picked(QUEUED, PICK.next_attempt_at > sa.bindparam("waiting_after"), PICK.attempts > 0))
     .values(next_attempt_at=sa.bindparam("due_time"))
 )
 """Make due the queued rows that wait on a backoff (rows being claimed are skipped)."""

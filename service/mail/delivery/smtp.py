@@ -105,7 +105,7 @@ class DeadlineSMTP(smtplib.SMTP):
 
     # MAIL FROM and RCPT TO as smtplib sends them, but a plain address (``envelope_address``
     # gives one but for a name or an IDNA domain) is quoted without ``email.utils.parseaddr``,
-    # which cost a seventh of a delivery's own CPU (py-spy, bench/mail.py).
+    # which is a noticeable part of a delivery's own CPU (docs/architecture.md).
     def mail(self, sender: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
         if not PLAIN_ADDRESS.fullmatch(sender) or any(
             option.lower() == "smtputf8" for option in options

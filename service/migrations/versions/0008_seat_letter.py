@@ -1,5 +1,5 @@
 """``seats.seat`` becomes ``seats.letter`` (a row is a seat; its letter says which), and the
-letter may be ``C``: the three-player variant (RULINGS V6.1) seats A, B and C.
+letter may be ``C``: the three-player variant (V6.1, docs/rules.md) seats A, B and C.
 
 Revision ID: 0008
 Revises: 0007
