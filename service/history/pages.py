@@ -20,7 +20,8 @@ from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
 from service.present.board import board_of
 from service.present.claims import claims_in_log
-from service.present.move_list import cards_placed, log_html, log_rows, names_of
+from service.present.move_list import cards_placed, log_html, log_rows
+from service.present.seat_names import names_of
 from service.present.summaries import series_note
 from service.refusal import Refusal
 
@@ -114,7 +115,7 @@ def record_json(session: Session, game: Game) -> dict[str, Any]:
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version
-    data["players"] = names_of(store.seats_of(session, game.id))
+    data["players"] = dict(names_of(store.seats_of(session, game.id)))
     data["times"] = [e.created_at.isoformat() for e in entries]
     data["outcome"] = game.result
     return data

@@ -11,7 +11,7 @@ import engine
 from service.games import store
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
-from service.present.move_list import names_of
+from service.present.seat_names import names_of
 from service.refusal import Refusal
 
 

@@ -4,6 +4,7 @@ seat (``engine.player_view``), its claim proofs and its grouped legal moves: nev
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,8 @@ from service.present.board import board_of
 from service.present.choices import move_choices
 from service.present.claims import claims_in_log
 from service.present.game_emails import OTHERS_TURNS_ENTRIES, others_turns
-from service.present.move_list import cards_placed, log_html, log_rows, names_of
+from service.present.move_list import cards_placed, log_html, log_rows
+from service.present.seat_names import names_of, seat_labels
 from service.present.summaries import in_words, series_note
 from service.present.tactics_choices import held_tactics
 from service.present.words import Piece, with_cards
@@ -68,12 +70,7 @@ def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
     return rows
 
 
-def seat_labels(view: engine.PlayerView, names: dict[str, str]) -> dict[str, str]:
-    """The name over each side of the board: the others' names, and "You"."""
-    return {**{seat: names.get(seat, seat) for seat in view.opponents}, view.seat: "You"}
-
-
-def last_turn_title(view: engine.PlayerView, names: dict[str, str]) -> str:
+def last_turn_title(view: engine.PlayerView, names: Mapping[str, str]) -> str:
     """The heading over the others' last turn: "Bob's last turn", or with two others "Since
     your last turn (Bob and Carol)"."""
     others = in_words([names.get(s, s) for s in view.opponents])
@@ -106,7 +103,7 @@ def private_page_context(
     )
     # What the others did since this seat's last turn, first on the page (as in the email).
     turns = others_turns(session, game, state, seat, names, window)
-    last_turn = [row for group in turns for row in group["rows"]]
+    last_turn = [row for group in turns for row in group.rows]
     return {
         "view": view,
         "last_turn_title": last_turn_title(view, names),
@@ -118,7 +115,7 @@ def private_page_context(
         "recent": recent,
         "recent_html": log_html(recent, None),
         "names": names,
-        "labels": seat_labels(view, names),
+        "labels": seat_labels(view.seats, names, view.seat),
         "sides": board_of(view, seat),
         # The reader first, then the others in seat order.
         "order": (view.seat, *view.opponents),

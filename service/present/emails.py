@@ -5,7 +5,8 @@ Templates get plain values (names, links, public facts), never a ``Game`` row: i
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
@@ -21,18 +22,46 @@ from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
 from service.present.summaries import in_words
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-def game_facts(game: Game) -> dict[str, Any]:
-    """What anyone may know about a game's settings, for a template."""
-    ruleset = engine.get_ruleset(game.ruleset)
-    return {
-        "game_number": game.id,
-        "ruleset_title": ruleset.title,
-        "claims": game.claims,
-        "days_per_move": game.days_per_move,
-        "seed_commitment": game.seed_commitment,
-        "public_url": external_url("history.public_page", public_id=game.public_id),
-    }
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What anyone may know about a game's settings: every email of a game shows them."""
+
+    game_number: int
+    ruleset_title: str
+    claims: str
+    days_per_move: int
+    seed_commitment: str
+    public_url: str
+
+
+def facts_of(game: Game) -> GameFacts:
+    """The public facts of ``game``."""
+    assert game.id is not None
+    return GameFacts(
+        game_number=game.id,
+        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        claims=game.claims,
+        days_per_move=game.days_per_move,
+        seed_commitment=game.seed_commitment,
+        public_url=external_url("history.public_page", public_id=game.public_id),
+    )
+
+
+def template_values(email: DataclassInstance) -> dict[str, object]:
+    """A frozen email's fields as its templates' variables: its ``facts`` (``GameFacts``) spread
+    among them, every other field as it is (never copied into dicts: mypy checked them)."""
+    values = {field.name: getattr(email, field.name) for field in fields(email)}
+    facts = values.pop("facts", None)
+    return {**(template_values(facts) if isinstance(facts, GameFacts) else {}), **values}
+
+
+def game_facts(game: Game) -> dict[str, object]:
+    """``facts_of(game)`` as template variables, for an email whose values are not yet frozen."""
+    return template_values(facts_of(game))
 
 
 def _creator_seat(game: Game) -> str:
