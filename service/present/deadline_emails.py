@@ -16,10 +16,11 @@ from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.notice_days import first_today
 from service.outbox.queue import queue_email
-from service.present.emails import GameFacts, facts_of, template_values
+from service.present.emails import GameFacts, facts_of
 from service.present.game_lists import player_games
 from service.present.seat_names import names_of, vacation_left
 from service.present.summaries import in_words
+from service.present.template_values import template_values
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from service.present.board import board_of
 from service.present.choices import move_choices
 from service.present.claims import ClaimExplained, claims_in_log, claims_now
 from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_lines
-from service.present.emails import GameFacts, facts_of, template_values
+from service.present.emails import GameFacts, facts_of
 from service.present.move_links import MoveLinks, move_link_groups
 from service.present.move_list import LogRow, TurnRows, by_turn, log_rows
 from service.present.plain_text import (  # card_text: also imported from here by others
@@ -41,6 +41,7 @@ from service.present.plain_text import (  # card_text: also imported from here b
 from service.present.seat_names import seat_labels, seat_names, vacation_left
 from service.present.summaries import in_words
 from service.present.tactics_choices import held_tactics, tactics_offers
+from service.present.template_values import template_values
 
 
 @dataclass(frozen=True)

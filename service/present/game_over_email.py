@@ -20,10 +20,11 @@ from service.outbox.queue import queue_email
 from service.present.board import board_of
 from service.present.claims import deciding_flags, final_claims
 from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_lines
-from service.present.emails import GameFacts, facts_of, template_values
+from service.present.emails import GameFacts, facts_of
 from service.present.plain_text import board_lines, legend
 from service.present.seat_names import names_of, seat_labels
 from service.present.summaries import in_words
+from service.present.template_values import template_values
 
 
 def result_words(

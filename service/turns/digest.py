@@ -21,8 +21,8 @@ from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
-from service.present.emails import template_values
 from service.present.game_lists import PlayerGame, player_games
+from service.present.template_values import template_values
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
