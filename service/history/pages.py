@@ -8,9 +8,10 @@ are public, with the seed (R3), so anyone can re-deal and check.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from flask import url_for
+from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
@@ -18,11 +19,11 @@ from service.games import store
 from service.games.records import game_record
 from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
-from service.present.board import board_of
+from service.present.board import Board, board_of
 from service.present.claims import claims_in_log
-from service.present.move_list import cards_placed, log_html, log_rows
+from service.present.move_list import LogRow, cards_placed, log_html, log_rows
 from service.present.seat_names import names_of
-from service.present.summaries import series_note
+from service.present.summaries import SeriesNote, series_note
 from service.refusal import Refusal
 
 
@@ -62,7 +63,24 @@ def parse_ply(text: str | None, last: int) -> int:
     return ply
 
 
-def public_page_context(session: Session, game: Game, ply_text: str | None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class PublicPage:
+    """The public page of a dealt game at one position, besides the public summary."""
+
+    view: engine.PublicView
+    sides: Board
+    marked: frozenset[str]
+    """The card the move shown put on the board."""
+    ply: int
+    last: int
+    moves: tuple[LogRow, ...]
+    moves_html: Markup
+    finished: bool
+    to_move: str
+    series: SeriesNote | None
+
+
+def public_page_context(session: Session, game: Game, ply_text: str | None) -> PublicPage:
     """The public page of a dealt game at position ``?ply=`` (after that many moves)."""
     assert game.id is not None
     last = game.ply
@@ -87,22 +105,21 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
         claims=claims_in_log(session, game, entries),
     )
     here = url_for("history.public_page", public_id=game.public_id)
-    return {
-        "view": seen,
-        "sides": board_of(seen, None),
-        # The card the move shown put on the board, marked on it.
-        "marked": cards_placed(moves[ply - 1 : ply]) if ply else frozenset(),
-        "ply": ply,
-        "last": last,
-        "moves": moves,
-        "moves_html": log_html(moves, here, ply),
-        "finished": finished,
-        "to_move": final.to_move,
-        "series": series_note(session, game),
-    }
+    return PublicPage(
+        view=seen,
+        sides=board_of(seen, None),
+        marked=cards_placed(moves[ply - 1 : ply]) if ply else frozenset(),
+        ply=ply,
+        last=last,
+        moves=tuple(moves),
+        moves_html=log_html(moves, here, ply),
+        finished=finished,
+        to_move=final.to_move,
+        series=series_note(session, game),
+    )
 
 
-def record_json(session: Session, game: Game) -> dict[str, Any]:
+def record_json(session: Session, game: Game) -> dict[str, object]:
     """The finished game as a FORMATS.md record, with the seed, the players' names and the time
     of every move. Raises RecordNotPublicError while the game is not over."""
     assert game.id is not None
@@ -111,7 +128,7 @@ def record_json(session: Session, game: Game) -> dict[str, Any]:
     check_rules_version(game)
     entries = store.move_log(session, game.id)
     record = game_record(game, [e.notation for e in entries])
-    data = record.to_json()
+    data: dict[str, object] = record.to_json()
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version

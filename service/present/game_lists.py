@@ -3,6 +3,7 @@ queries whatever the number of games. No position is loaded: the row knows whose
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,8 @@ class PlayerGame:
     turn: int
     """The turn being played (turns counted as players count them: one seat's play each)."""
     deadline: datetime | None
-    result: dict[str, Any] | None
+    result: Mapping[str, Any] | None
+    """The stored result (``Game.result``)."""
     private_url: str
     public_id: str
     created_at: datetime
