@@ -80,7 +80,7 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     assert game.id is not None
     seats = store.seats_of(session, game.id)
     seat_a, creator = seats[_creator_seat(game)]
-    invited_names = [p.display_name for s, (_, p) in seats.items() if s != seat_a.letter]
+    invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
     email = ConfirmationEmail(
@@ -122,7 +122,7 @@ def queue_invitations(
     seats = store.seats_of(session, game.id)
     creator_seat = _creator_seat(game)
     creator = seats[creator_seat][1]
-    invited = {s: p.display_name for s, (_, p) in seats.items() if s != creator_seat}
+    invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
     queued: list[OutboxMessage] = []
     for letter in invited:
         seat, player = seats[letter]

@@ -11,7 +11,6 @@ from sqlmodel import Session
 
 import engine
 from service.games import store
-from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game
 from service.outbox.kinds import MailKind
@@ -23,6 +22,7 @@ from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_
 from service.present.emails import GameFacts, facts_of
 from service.present.plain_text import board_lines, legend
 from service.present.seat_names import names_of, seat_labels
+from service.present.series_facts import series_facts
 from service.present.summaries import in_words
 from service.present.template_values import template_values
 
@@ -190,25 +190,22 @@ def queue_game_over(
 def series_end(session: Session, game: Game, following: Game | None, seat: str) -> SeriesEnd | None:
     """What ``seat``'s game-over email says of the series the game belongs to (None: a single
     game)."""
-    score = score_of_game(session, game)
-    if score is None:
+    facts = series_facts(session, game)
+    if facts is None:
         return None
-    series = score.series
-    assert game.id is not None
-    names = names_of(store.seats_of(session, game.id))
     next_url = first_name = None
     if following is not None and following.id is not None and following.deal is not None:
         next_seat = store.seats_of(session, following.id).get(seat)
         next_url = private_page_url(next_seat[0]) if next_seat is not None else None
-        first_name = names.get(following.deal["first"])
+        first_name = facts.names.get(following.deal["first"])
     return SeriesEnd(
-        number=score.finished_games,
-        goal=series_goal(series),
-        totals=tuple((names[s], p) for s, p in score.totals.items()),
-        over=score.over,
-        left_by=names.get(series.left_by) if series.left_by else None,
-        winner_name=names[score.winner] if score.winner else None,
+        number=facts.score.finished_games,
+        goal=facts.goal,
+        totals=facts.totals,
+        over=facts.score.over,
+        left_by=facts.left_by_name,
+        winner_name=facts.winner_name,
         first_name=first_name,
-        page_url=external_url("history.series_page", public_id=series.public_id),
+        page_url=external_url("history.series_page", public_id=facts.public_id),
         next_url=next_url,
     )

@@ -15,10 +15,10 @@ import engine
 from service import clock
 from service.games import store
 from service.games.records import cut_words
-from service.games.series import score_of_game
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
 from service.present.seat_names import SeatNames, names_of, vacation_left
+from service.present.series_facts import series_facts
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,18 +164,16 @@ def series_note(session: Session, game: Game, seat: str | None = None) -> Series
     """What a game's pages say of its series: its page, the score, whether it is still played
     (None for a single game); on ``seat``'s private page, its link to the series' latest game
     when that is another."""
-    score = score_of_game(session, game)
-    if score is None:
+    facts = series_facts(session, game)
+    if facts is None:
         return None
-    series = score.series
-    assert game.id is not None
-    names = names_of(store.seats_of(session, game.id))
+    score = facts.score
     return SeriesNote(
         number=[g.id for g in score.games].index(game.id) + 1,
-        page_url=url_for("history.series_page", public_id=series.public_id),
-        playing=series.status == SeriesStatus.PLAYING,
+        page_url=url_for("history.series_page", public_id=facts.public_id),
+        playing=score.series.status == SeriesStatus.PLAYING,
         latest_url=_latest_game_url(session, score.games[-1], game, seat),
-        score=", ".join(f"{names[s]} {p}" for s, p in score.totals.items()),
+        score=", ".join(f"{name} {points}" for name, points in facts.totals),
     )
 
 
