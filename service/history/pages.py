@@ -22,7 +22,7 @@ from service.models import Game, GameStatus
 from service.present.board import Board, board_of
 from service.present.claims import claims_in_log
 from service.present.move_list import LogRow, cards_placed, log_html, log_rows
-from service.present.seat_names import names_of
+from service.present.seat_names import seat_names
 from service.present.summaries import SeriesNote, series_note
 from service.refusal import Refusal
 
@@ -94,7 +94,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> P
     finished = game.status == GameStatus.FINISHED
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)
-    names = names_of(store.seats_of(session, game.id))
+    names = seat_names(session, game)
     moves = log_rows(
         entries,
         state.ruleset,
@@ -132,7 +132,7 @@ def record_json(session: Session, game: Game) -> dict[str, object]:
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version
-    data["players"] = dict(names_of(store.seats_of(session, game.id)))
+    data["players"] = dict(seat_names(session, game))
     data["times"] = [e.created_at.isoformat() for e in entries]
     data["outcome"] = game.result
     return data

@@ -18,7 +18,7 @@ from service.present.choices import MoveChoices, move_choices
 from service.present.claims import claims_in_log
 from service.present.game_emails import OTHERS_TURNS_ENTRIES, others_turns
 from service.present.move_list import LogRow, cards_placed, log_html, log_rows
-from service.present.seat_names import SeatNames, names_of, seat_labels
+from service.present.seat_names import SeatNames, seat_labels, seat_names
 from service.present.summaries import SeriesNote, in_words, series_note
 from service.present.tactics_choices import HeldTactics, held_tactics
 from service.present.words import Piece, with_cards
@@ -110,7 +110,7 @@ def private_page_context(
     """What the private page of ``seat`` shows besides the public summary: the seat's view,
     its legal moves as forms, the claim proofs and the latest moves."""
     assert game.id is not None
-    names = names_of(store.seats_of(session, game.id))
+    names = seat_names(session, game)
     # One read of the log serves the others' last turn and the latest moves.
     read = max(RECENT_ENTRIES, OTHERS_TURNS_ENTRIES)
     window = store.moves_from(session, game.id, max(0, state.ply - read), state.ply)

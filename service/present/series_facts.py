@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
-from service.games import store
 from service.games.series import SeriesScore, score_of_game, series_goal
 from service.models import Game
-from service.present.seat_names import SeatNames, names_of
+from service.present.seat_names import SeatNames, seat_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,5 +47,4 @@ def series_facts(session: Session, game: Game) -> SeriesFacts | None:
     score = score_of_game(session, game)
     if score is None:
         return None
-    assert game.id is not None
-    return SeriesFacts(score, names_of(store.seats_of(session, game.id)), series_goal(score.series))
+    return SeriesFacts(score, seat_names(session, game), series_goal(score.series))
