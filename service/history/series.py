@@ -44,6 +44,8 @@ class SeriesGameRow:
 
 @dataclass(frozen=True, slots=True)
 class SeriesPage:
+    """What a series' page shows."""
+
     names: SeatNames
     ruleset_title: str
     goal: str

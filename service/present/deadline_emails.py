@@ -25,6 +25,8 @@ from service.present.template_values import template_values
 
 @dataclass(frozen=True, slots=True)
 class ReminderEmail:
+    """What the reminder of a deadline tells the player to move."""
+
     facts: GameFacts
     opponent_name: str
     deadline: datetime | None
@@ -54,6 +56,8 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
 
 @dataclass(frozen=True, slots=True)
 class RunningLateEmail:
+    """What the others are told when the player to move runs late."""
+
     facts: GameFacts
     late_name: str
     deadline: datetime | None
@@ -88,6 +92,8 @@ def queue_running_late(session: Session, game: Game, late_seat: str) -> list[Out
 
 @dataclass(frozen=True, slots=True)
 class TimeoutNotice:
+    """What every player is told when a deadline passed."""
+
     facts: GameFacts
     you_are_late: bool
     late_name: str
@@ -140,6 +146,8 @@ def queue_timeout_notices(
 
 @dataclass(frozen=True, slots=True)
 class SeatUnreachableEmail:
+    """What the other seats are told when a player's address no longer takes our email."""
+
     facts: GameFacts
     name: str
     """The player whose address no longer takes our email."""

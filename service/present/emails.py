@@ -64,6 +64,8 @@ def _creator_seat(game: Game) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ConfirmationEmail:
+    """What the creator's address is asked to confirm before the invitations go."""
+
     facts: GameFacts
     invited_name: str
     invitations: int
@@ -101,6 +103,8 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
 
 @dataclass(frozen=True, slots=True)
 class InvitationEmail:
+    """What an invited seat is told."""
+
     facts: GameFacts
     inviter_name: str
     inviter_email: str
@@ -147,6 +151,8 @@ def queue_invitations(
 
 @dataclass(frozen=True, slots=True)
 class GameStartedEmail:
+    """What every player is told when the cards are dealt."""
+
     facts: GameFacts
     seat: str
     player_names: tuple[str, ...]
@@ -201,6 +207,8 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
 
 @dataclass(frozen=True, slots=True)
 class GameCancelledEmail:
+    """What the others are told when an invited player declines."""
+
     facts: GameFacts
     seat: str
     player_names: tuple[str, ...]
@@ -240,6 +248,8 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
 
 @dataclass(frozen=True, slots=True)
 class SeriesLeftEmail:
+    """What the others are told when a player leaves the series."""
+
     facts: GameFacts
     left_name: str
     finished: bool
@@ -277,6 +287,8 @@ def queue_series_left(
 
 @dataclass(frozen=True, slots=True)
 class MyGamesEmail:
+    """The link to a player's list of games."""
+
     games_url: str
 
 

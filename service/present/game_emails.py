@@ -30,14 +30,7 @@ from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_
 from service.present.emails import GameFacts, facts_of
 from service.present.move_links import MoveLinks, move_link_groups
 from service.present.move_list import LogRow, TurnRows, by_turn, log_rows
-from service.present.plain_text import (  # card_text: also imported from here by others
-    board_lines,
-    card_text,  # noqa: F401
-    legend,
-    move_code_lines,
-    pieces_text,
-    wrap,
-)
+from service.present.plain_text import board_lines, legend, move_code_lines, pieces_text, wrap
 from service.present.seat_names import seat_labels, seat_names, vacation_left
 from service.present.summaries import in_words
 from service.present.tactics_choices import held_tactics, tactics_offers
@@ -111,6 +104,8 @@ def _in_lines(
 
 @dataclass(frozen=True, slots=True)
 class Opponent:
+    """Another seat, by name, and the flags it holds."""
+
     name: str
     flags_held: int
 

@@ -84,6 +84,8 @@ class SeriesEnd:
 
 @dataclass(frozen=True, slots=True)
 class GameOverEmail:
+    """What every player is told when the game ends."""
+
     facts: GameFacts
     seat: str
     winner: str | None

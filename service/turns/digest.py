@@ -30,6 +30,8 @@ DIGEST_TASK = "worker.send_digests"
 
 @dataclass(frozen=True, slots=True)
 class DigestEmail:
+    """What the daily digest lists."""
+
     games: tuple[PlayerGame, ...]
     """The games where it is the player's turn, soonest deadline first."""
     my_games_request_url: str
