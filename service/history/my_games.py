@@ -7,7 +7,9 @@ also shows it).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -23,6 +25,7 @@ from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.player_fields import check_email
 from service.present.emails import queue_my_games_email
+from service.present.seat_names import SeatNames, names_of
 from service.refusal import Refusal
 
 
@@ -82,7 +85,21 @@ def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:
     return player
 
 
-def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class WatchedGame:
+    """A game in the list of games anyone may watch."""
+
+    public_id: str
+    players: SeatNames
+    title: str
+    ruleset_title: str
+    status: str
+    result: Mapping[str, Any] | None
+    """The stored result (``Game.result``)."""
+    updated_at: datetime
+
+
+def public_games(session: Session, limit: int = 100) -> list[WatchedGame]:
     """Games listed for anyone to watch (public ones being played or finished), newest first."""
     rows = session.exec(
         select(Game)
@@ -97,16 +114,16 @@ def public_games(session: Session, limit: int = 100) -> list[dict[str, Any]]:
     listed = []
     for game in rows:
         assert game.id is not None
-        names = {s: p.display_name for s, (_, p) in seats.get(game.id, {}).items()}
+        names = names_of(seats.get(game.id, {}))
         listed.append(
-            {
-                "public_id": game.public_id,
-                "players": names,
-                "title": " vs ".join(names.values()),
-                "ruleset_title": engine.get_ruleset(game.ruleset).title,
-                "status": game.status,
-                "result": game.result,
-                "updated_at": game.updated_at,
-            }
+            WatchedGame(
+                public_id=game.public_id,
+                players=names,
+                title=" vs ".join(names.values()),
+                ruleset_title=engine.get_ruleset(game.ruleset).title,
+                status=game.status,
+                result=game.result,
+                updated_at=game.updated_at,
+            )
         )
     return listed

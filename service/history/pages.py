@@ -8,21 +8,22 @@ are public, with the seed (R3), so anyone can re-deal and check.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from flask import url_for
+from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
 from service.games.move_log import move_log, moves_from
 from service.games.records import game_record
-from service.games.seats import seats_of
 from service.games.state import check_rules_version, states_at
 from service.models import Game, GameStatus
-from service.present.board import board_of
+from service.present.board import Board, board_of
 from service.present.claims import claims_in_log
-from service.present.move_list import cards_placed, log_html, log_rows, names_of
-from service.present.summaries import series_note
+from service.present.move_list import LogRow, cards_placed, log_html, log_rows
+from service.present.seat_names import seat_names
+from service.present.summaries import SeriesNote, series_note
 from service.refusal import Refusal
 
 
@@ -62,7 +63,24 @@ def parse_ply(text: str | None, last: int) -> int:
     return ply
 
 
-def public_page_context(session: Session, game: Game, ply_text: str | None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class PublicPage:
+    """The public page of a dealt game at one position, besides the public summary."""
+
+    view: engine.PublicView
+    sides: Board
+    marked: frozenset[str]
+    """The card the move shown put on the board."""
+    ply: int
+    last: int
+    moves: tuple[LogRow, ...]
+    moves_html: Markup
+    finished: bool
+    to_move: str
+    series: SeriesNote | None
+
+
+def public_page_context(session: Session, game: Game, ply_text: str | None) -> PublicPage:
     """The public page of a dealt game at position ``?ply=`` (after that many moves)."""
     assert game.id is not None
     last = game.ply
@@ -76,7 +94,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
     finished = game.status == GameStatus.FINISHED
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)
-    names = names_of(seats_of(session, game.id))
+    names = seat_names(session, game)
     moves = log_rows(
         entries,
         state.ruleset,
@@ -87,23 +105,22 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> d
         claims=claims_in_log(session, game, entries),
     )
     here = url_for("history.public_page", public_id=game.public_id)
-    return {
-        "view": seen,
-        "sides": board_of(seen, None),
-        # The card the move shown put on the board, marked on it.
-        "marked": cards_placed(moves[ply - 1 : ply]) if ply else frozenset(),
-        "ply": ply,
-        "last": last,
-        "moves": moves,
-        "moves_html": log_html(moves, here, ply),
-        "finished": finished,
-        "to_move": final.to_move,
-        "series": series_note(session, game),
-    }
+    return PublicPage(
+        view=seen,
+        sides=board_of(seen, None),
+        marked=cards_placed(moves[ply - 1 : ply]) if ply else frozenset(),
+        ply=ply,
+        last=last,
+        moves=tuple(moves),
+        moves_html=log_html(moves, here, ply),
+        finished=finished,
+        to_move=final.to_move,
+        series=series_note(session, game),
+    )
 
 
-def record_json(session: Session, game: Game) -> dict[str, Any]:
-    """The finished game as a docs/formats.md record, with the seed, the players' names and the time
+def record_json(session: Session, game: Game) -> dict[str, object]:
+    """The finished game as a FORMATS.md record, with the seed, the players' names and the time
     of every move. Raises RecordNotPublicError while the game is not over."""
     assert game.id is not None
     if game.status != GameStatus.FINISHED:
@@ -111,11 +128,11 @@ def record_json(session: Session, game: Game) -> dict[str, Any]:
     check_rules_version(game)
     entries = move_log(session, game.id)
     record = game_record(game, [e.notation for e in entries])
-    data = record.to_json()
+    data: dict[str, object] = record.to_json()
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version
-    data["players"] = names_of(seats_of(session, game.id))
+    data["players"] = dict(seat_names(session, game))
     data["times"] = [e.created_at.isoformat() for e in entries]
     data["outcome"] = game.result
     return data

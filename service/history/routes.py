@@ -33,6 +33,7 @@ from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
 from service.present.summaries import computer_plays_now, load_summary
+from service.present.template_values import template_values
 from service.reader_time import deadline_left, time_zone_names
 from service.refusal import Refusal
 from service.signin import sign_in, sign_out, sign_out_everywhere, signed_in_player
@@ -60,8 +61,8 @@ def public_page(public_id: str) -> Response | str:
         if game.deal is None:
             page = render_template("games/public.html", game=summary)
         else:
-            context = public_page_context(session, game, ply)
-            page = render_template("history/public.html", game=summary, **context)
+            shown = template_values(public_page_context(session, game, ply))
+            page = render_template("history/public.html", game=summary, **shown)
     return tagged(make_response(page), etag, PUBLIC)
 
 
@@ -73,8 +74,8 @@ def series_page(public_id: str) -> str:
         series = series_by_public_id(session, public_id)
         if series is None:
             raise SeriesNotFoundError(public_id)
-        context = series_page_context(session, series)
-    return render_template("history/series.html", **context)
+        page = series_page_context(session, series)
+    return render_template("history/series.html", **template_values(page))
 
 
 def error_json(error: Refusal) -> Response:

@@ -3,6 +3,8 @@ running score, and where the series stands. Only what the games' public pages sh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session
@@ -11,7 +13,7 @@ import engine
 from service.games.seats import seats_of
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
-from service.present.move_list import names_of
+from service.present.seat_names import SeatNames, names_of
 from service.refusal import Refusal
 
 
@@ -23,7 +25,39 @@ class SeriesNotFoundError(Refusal):
         super().__init__(f"There is no series {public_id}. Check that the link is complete.")
 
 
-def series_page_context(session: Session, series: Series) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SeriesGameRow:
+    """One game of a series on its page."""
+
+    number: int
+    public_id: str
+    first: str | None
+    """Who played first."""
+    result: Mapping[str, Any] | None
+    """The stored result (``Game.result``)."""
+    status: str
+    points: engine.FrozenMap[str, int] | None
+    """Each seat's series points of this game (R23), once it is over."""
+    running: engine.FrozenMap[str, int] | None
+    """The running totals after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPage:
+    """What a series' page shows."""
+
+    names: SeatNames
+    ruleset_title: str
+    goal: str
+    rows: tuple[SeriesGameRow, ...]
+    totals: engine.FrozenMap[str, int]
+    over: bool
+    winner: str | None
+    left_by: str | None
+
+
+def series_page_context(session: Session, series: Series) -> SeriesPage:
+    """The page of ``series``."""
     score = series_score(session, series)
     first = score.games[0]
     assert first.id is not None
@@ -37,23 +71,23 @@ def series_page_context(session: Session, series: Series) -> dict[str, Any]:
             for seat, p in points.items():
                 running[seat] = running.get(seat, 0) + p
         rows.append(
-            {
-                "number": number,
-                "public_id": game.public_id,
-                "first": names.get(game.deal["first"]) if game.deal else None,
-                "result": game.result,
-                "status": game.status,
-                "points": points,
-                "running": dict(running) if points is not None else None,
-            }
+            SeriesGameRow(
+                number=number,
+                public_id=game.public_id,
+                first=names.get(game.deal["first"]) if game.deal else None,
+                result=game.result,
+                status=game.status,
+                points=engine.FrozenMap(points) if points is not None else None,
+                running=engine.FrozenMap(running) if points is not None else None,
+            )
         )
-    return {
-        "names": names,
-        "ruleset_title": engine.get_ruleset(first.ruleset).title,
-        "goal": series_goal(series),
-        "rows": rows,
-        "totals": score.totals,
-        "over": score.over,
-        "winner": score.winner,
-        "left_by": series.left_by if series.status == SeriesStatus.LEFT else None,
-    }
+    return SeriesPage(
+        names=names,
+        ruleset_title=engine.get_ruleset(first.ruleset).title,
+        goal=series_goal(series),
+        rows=tuple(rows),
+        totals=engine.FrozenMap(score.totals),
+        over=score.over,
+        winner=score.winner,
+        left_by=series.left_by if series.status == SeriesStatus.LEFT else None,
+    )

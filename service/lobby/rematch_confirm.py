@@ -8,6 +8,7 @@ links revokes it). Opening it shows a button; only the button's POST offers the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlmodel import Session
@@ -17,7 +18,17 @@ from service.links import external_url, private_page_url
 from service.models import Game, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since, queue_email
-from service.present.emails import game_facts
+from service.present.emails import GameFacts, facts_of
+from service.present.template_values import template_values
+
+
+@dataclass(frozen=True, slots=True)
+class RematchConfirmEmail:
+    facts: GameFacts
+    confirm_url: str
+    """The page whose button offers the rematch."""
+    private_url: str
+
 
 SALT = "battleline.rematch-confirm"
 _FIELDS = {"g": int, "s": str, "n": int}
@@ -49,10 +60,12 @@ def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
         EMAILS_PER_DAY
     ):
         return False
-    context = {
-        **game_facts(game),
-        "confirm_url": external_url("lobby.confirmed_rematch_page", token=make_token(seat)),
-        "private_url": private_page_url(seat),
-    }
-    row = queue_email(session, MailKind.REMATCH_CONFIRM, player, game=game, context=context)
+    email = RematchConfirmEmail(
+        facts=facts_of(game),
+        confirm_url=external_url("lobby.confirmed_rematch_page", token=make_token(seat)),
+        private_url=private_page_url(seat),
+    )
+    row = queue_email(
+        session, MailKind.REMATCH_CONFIRM, player, game=game, context=template_values(email)
+    )
     return row is not None

@@ -8,6 +8,7 @@ button the person presses.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
 from sqlmodel import Session
@@ -59,19 +60,28 @@ PREFILLED = (
 """Fields a link may fill in (``/games/new?a_name=...``: "play again" in the game-over email)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """Who this browser is signed in as, for the new-game form."""
+
+    name: str
+    email: str
+
+
 def _render_new_game(
     values: dict[str, str], errors: dict[str, str], status: int
 ) -> tuple[str, int]:
     with session_scope() as session:
         player = signed_in_player(session)
-        signed_in = None if player is None else {"name": player.display_name, "email": player.email}
+        signed_in = None if player is None else SignedIn(player.display_name, player.email)
     if signed_in is not None and not values.get("a_email"):
-        values = {**values, "a_name": signed_in["name"], "a_email": signed_in["email"]}
+        values = {**values, "a_name": signed_in.name, "a_email": signed_in.email}
     return (
         render_template(
             "games/new.html",
-            values=values,
-            errors=errors,
+            # The form's fields as sent (or filled in), and what is wrong with them, by name.
+            values=engine.FrozenMap(values),
+            errors=engine.FrozenMap(errors),
             rulesets=RULESETS.values(),
             max_name_length=MAX_NAME_LENGTH,
             signed_in=signed_in,
@@ -128,7 +138,7 @@ def _invitation_page(token: str, answer: str) -> str:
         summary = load_summary(session, game)
         creator = seat.letter == engine.FIRST_SEAT
         accepted = seat.accepted
-    invited = summary["status"] == GameStatus.INVITED
+    invited = summary.status == GameStatus.INVITED
     return render_template(
         "games/invitation.html",
         game=summary,
@@ -196,7 +206,7 @@ def _rematch_page(
         assert game.id is not None
         others = [p for s, (_, p) in seats_of(session, game.id).items() if s != seat.letter]
         back_url = private_page_url(seat)
-    finished = summary["status"] == GameStatus.FINISHED
+    finished = summary.status == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED
     page = render_template(
         "games/rematch.html",

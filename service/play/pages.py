@@ -4,22 +4,23 @@ seat (``engine.player_view``), its claim proofs and its grouped legal moves: nev
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
 from service.games.move_log import moves_from
-from service.games.seats import seats_of
 from service.models import Game
-from service.present.board import board_of
-from service.present.choices import move_choices
+from service.present.board import Board, board_of
+from service.present.choices import MoveChoices, move_choices
 from service.present.claims import claims_in_log
 from service.present.game_emails import OTHERS_TURNS_ENTRIES, others_turns
-from service.present.move_list import cards_placed, log_html, log_rows, names_of
-from service.present.summaries import in_words, series_note
-from service.present.tactics_choices import held_tactics
+from service.present.move_list import LogRow, cards_placed, log_html, log_rows
+from service.present.seat_names import SeatNames, seat_labels, seat_names
+from service.present.summaries import SeriesNote, in_words, series_note
+from service.present.tactics_choices import HeldTactics, held_tactics
 from service.present.words import Piece, with_cards
 
 RECENT_ENTRIES = 12
@@ -69,12 +70,7 @@ def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
     return rows
 
 
-def seat_labels(view: engine.PlayerView, names: dict[str, str]) -> dict[str, str]:
-    """The name over each side of the board: the others' names, and "You"."""
-    return {**{seat: names.get(seat, seat) for seat in view.opponents}, view.seat: "You"}
-
-
-def last_turn_title(view: engine.PlayerView, names: dict[str, str]) -> str:
+def last_turn_title(view: engine.PlayerView, names: Mapping[str, str]) -> str:
     """The heading over the others' last turn: "Bob's last turn", or with two others "Since
     your last turn (Bob and Carol)"."""
     others = in_words([names.get(s, s) for s in view.opponents])
@@ -83,13 +79,38 @@ def last_turn_title(view: engine.PlayerView, names: dict[str, str]) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class PrivatePage:
+    """What the private page (and a move link's page) shows of a dealt game besides the public
+    summary."""
+
+    view: engine.PlayerView
+    last_turn_title: str
+    last_turn_html: Markup
+    """What the others did since this seat's last turn, first on the page (as in the email)."""
+    marked: frozenset[str]
+    """The cards the others' last turn put on the board."""
+    actions: MoveChoices
+    held: tuple[HeldTactics, ...]
+    proofs: tuple[ProofRow, ...]
+    recent: tuple[LogRow, ...]
+    recent_html: Markup
+    names: SeatNames
+    labels: SeatNames
+    """The name over each side of the board ("You" for the reader)."""
+    sides: Board
+    order: tuple[str, ...]
+    """The reader first, then the others in seat order."""
+    series: SeriesNote | None
+
+
 def private_page_context(
     session: Session, game: Game, seat: str, state: engine.GameState
-) -> dict[str, Any]:
+) -> PrivatePage:
     """What the private page of ``seat`` shows besides the public summary: the seat's view,
     its legal moves as forms, the claim proofs and the latest moves."""
     assert game.id is not None
-    names = names_of(seats_of(session, game.id))
+    names = seat_names(session, game)
     # One read of the log serves the others' last turn and the latest moves.
     read = max(RECENT_ENTRIES, OTHERS_TURNS_ENTRIES)
     window = moves_from(session, game.id, max(0, state.ply - read), state.ply)
@@ -107,21 +128,20 @@ def private_page_context(
     )
     # What the others did since this seat's last turn, first on the page (as in the email).
     turns = others_turns(session, game, state, seat, names, window)
-    last_turn = [row for group in turns for row in group["rows"]]
-    return {
-        "view": view,
-        "last_turn_title": last_turn_title(view, names),
-        "last_turn_html": log_html(last_turn, None),
-        "marked": cards_placed(last_turn),
-        "actions": move_choices(state, seat),
-        "held": [] if finished else held_tactics(view, names),
-        "proofs": [] if finished else proof_rows(state, seat),
-        "recent": recent,
-        "recent_html": log_html(recent, None),
-        "names": names,
-        "labels": seat_labels(view, names),
-        "sides": board_of(view, seat),
-        # The reader first, then the others in seat order.
-        "order": (view.seat, *view.opponents),
-        "series": series_note(session, game, seat),
-    }
+    last_turn = [row for group in turns for row in group.rows]
+    return PrivatePage(
+        view=view,
+        last_turn_title=last_turn_title(view, names),
+        last_turn_html=log_html(last_turn, None),
+        marked=cards_placed(last_turn),
+        actions=move_choices(state, seat),
+        held=() if finished else tuple(held_tactics(view, names)),
+        proofs=() if finished else tuple(proof_rows(state, seat)),
+        recent=tuple(recent),
+        recent_html=log_html(recent, None),
+        names=names,
+        labels=seat_labels(view.seats, names, view.seat),
+        sides=board_of(view, seat),
+        order=(view.seat, *view.opponents),
+        series=series_note(session, game, seat),
+    )

@@ -5,7 +5,6 @@ button the person presses, carrying the ply it was chosen at.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from flask import jsonify, make_response, redirect, render_template, request, url_for
 from sqlmodel import Session
@@ -39,6 +38,7 @@ from service.play.pages import private_page_context
 from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
 from service.present.summaries import computer_plays_now, load_summary
+from service.present.template_values import template_values
 from service.present.words import instruction
 from service.reader_time import deadline_left
 from service.refusal import Refusal
@@ -66,7 +66,11 @@ def _private_url(game_id: int, seat: Seat) -> str:
 def refusal_page(error: Refusal, private_url: str | None) -> Page:
     """The page (or JSON) for a refused move, linking to the player's current private page."""
     if wants_json():
-        body: dict[str, Any] = {"error": error.status, "title": error.title, "message": str(error)}
+        body: dict[str, str | int | bool] = {
+            "error": error.status,
+            "title": error.title,
+            "message": str(error),
+        }
         if isinstance(error, AlreadyPlayedError):
             body = {"ok": True, "already_played": True, "message": str(error)}
         if private_url:
@@ -119,7 +123,7 @@ def private_page(token: str) -> Response | str:
         game=summary,
         seat=seat.letter,
         token=token,
-        invited=not creator and summary["status"] == GameStatus.INVITED,
+        invited=not creator and summary.status == GameStatus.INVITED,
         waits_for_confirmation=waits,
         bouncing=[b for b in bouncing if b not in undelivered],
         undelivered=undelivered,
@@ -144,7 +148,7 @@ def render_private_page(
         bouncing=bouncing,
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
-        **private_page_context(session, game, seat.letter, state),
+        **template_values(private_page_context(session, game, seat.letter, state)),
     )
 
 
@@ -211,7 +215,7 @@ def resign_page(token: str) -> Page:
         game, seat = seat_for_token(session, seat_token)
         summary = load_summary(session, game)
         ply = game.ply if game.deal is not None else None
-    playing = summary["status"] == GameStatus.ACTIVE and ply is not None
+    playing = summary.status == GameStatus.ACTIVE and ply is not None
     page = render_template(
         "play/resign.html", game=summary, seat=seat.letter, token=token, ply=ply, playing=playing
     )
@@ -310,7 +314,7 @@ def move_link(token: str, index: int) -> Page:
         except Refusal as error:
             return refusal_page(error, private_url)
         summary = load_summary(session, game)
-        context = private_page_context(session, game, seat.letter, state)
+        page_values = template_values(private_page_context(session, game, seat.letter, state))
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
     page = render_template(
@@ -321,7 +325,7 @@ def move_link(token: str, index: int) -> Page:
         private_url=private_url,
         action=url_for("play.move_link", token=token, index=index),
         then=then,
-        **context,
+        **page_values,
     )
     return page, 200
 

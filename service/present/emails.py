@@ -1,11 +1,14 @@
-"""The emails written so far, each a function that gathers what its templates show and queues it.
+"""The emails of a game's start (the creator's confirmation, the invitations, the deal, a
+decline that cancels it), of a series left, and the "my games" link: each a function that gathers
+what its templates show into a frozen value and queues it.
 
 Templates get plain values (names, links, public facts), never a ``Game`` row: it holds the seed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlmodel import Session
 
@@ -19,20 +22,51 @@ from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
+from service.present.seat_names import names_of
 from service.present.summaries import in_words
+from service.present.template_values import template_values
 
 
-def game_facts(game: Game) -> dict[str, Any]:
-    """What anyone may know about a game's settings, for a template."""
-    ruleset = engine.get_ruleset(game.ruleset)
-    return {
-        "game_number": game.id,
-        "ruleset_title": ruleset.title,
-        "claims": game.claims,
-        "days_per_move": game.days_per_move,
-        "seed_commitment": game.seed_commitment,
-        "public_url": external_url("history.public_page", public_id=game.public_id),
-    }
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What anyone may know about a game's settings: every email of a game shows them."""
+
+    game_number: int
+    ruleset_title: str
+    claims: str
+    days_per_move: int
+    seed_commitment: str
+    public_url: str
+
+
+def facts_of(game: Game) -> GameFacts:
+    """The public facts of ``game``."""
+    assert game.id is not None
+    return GameFacts(
+        game_number=game.id,
+        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        claims=game.claims,
+        days_per_move=game.days_per_move,
+        seed_commitment=game.seed_commitment,
+        public_url=external_url("history.public_page", public_id=game.public_id),
+    )
+
+
+def game_facts(game: Game) -> dict[str, object]:
+    """``facts_of(game)`` as template variables, for an email whose values are not yet frozen."""
+    return template_values(facts_of(game))
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationEmail:
+    """What the creator's address is asked to confirm before the invitations go."""
+
+    facts: GameFacts
+    invited_name: str
+    invitations: int
+    confirm_url: str
+    """Seat A's private page, where a button sends the invitations."""
+    sign_in_url: str
 
 
 def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
@@ -43,22 +77,37 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     assert game.id is not None
     seats = seats_of(session, game.id)
     seat_a, creator = seats[engine.FIRST_SEAT]
-    invited_names = [p.display_name for s, (_, p) in seats.items() if s != seat_a.letter]
+    invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
+    email = ConfirmationEmail(
+        facts=facts_of(game),
+        invited_name=in_words(invited_names),
+        invitations=len(invited_names),
+        confirm_url=private_page_url(seat_a),
+        sign_in_url=external_url("history.my_games", token=games_token),
+    )
     return queue_email(
         session,
         MailKind.CONFIRM_ADDRESS,
         creator,
         subject=f"Confirm your new game of {engine.get_ruleset(game.ruleset).title}",
-        context={
-            **game_facts(game),
-            "invited_name": in_words(invited_names),
-            "invitations": len(invited_names),
-            "confirm_url": private_page_url(seat_a),
-            "sign_in_url": external_url("history.my_games", token=games_token),
-        },
+        context=template_values(email),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class InvitationEmail:
+    """What an invited seat is told."""
+
+    facts: GameFacts
+    inviter_name: str
+    inviter_email: str
+    also_invited: str
+    accept_url: str
+    decline_url: str
+    private_url: str
+    rematch_of: int | None
 
 
 def queue_invitations(
@@ -72,30 +121,47 @@ def queue_invitations(
     seats = seats_of(session, game.id)
     creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
-    invited = {s: p.display_name for s, (_, p) in seats.items() if s != creator_seat}
+    invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
     queued: list[OutboxMessage] = []
     for letter in invited:
         seat, player = seats[letter]
         token_url = private_page_url(seat)
+        email = InvitationEmail(
+            facts=facts_of(game),
+            inviter_name=creator.display_name,
+            inviter_email=creator.email,
+            also_invited=in_words([n for s, n in invited.items() if s != letter]),
+            accept_url=f"{token_url}/accept",
+            decline_url=f"{token_url}/decline",
+            private_url=token_url,
+            rematch_of=rematch_of,
+        )
         row = queue_email(
-            session,
-            MailKind.INVITATION,
-            player,
-            game=game,
-            context={
-                **game_facts(game),
-                "inviter_name": creator.display_name,
-                "inviter_email": creator.email,
-                "also_invited": in_words([n for s, n in invited.items() if s != letter]),
-                "accept_url": f"{token_url}/accept",
-                "decline_url": f"{token_url}/decline",
-                "private_url": token_url,
-                "rematch_of": rematch_of,
-            },
+            session, MailKind.INVITATION, player, game=game, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
     return queued
+
+
+@dataclass(frozen=True, slots=True)
+class GameStartedEmail:
+    """What every player is told when the cards are dealt."""
+
+    facts: GameFacts
+    seat: str
+    player_names: tuple[str, ...]
+    """Every player's name, in seat order."""
+    accepted_by: str
+    series_game: int | None
+    """The game's number in its series, from the second game on."""
+    series_goal: str | None
+    cut: str
+    first: str
+    first_name: str
+    your_turn: bool
+    deadline: datetime | None
+    private_url: str
 
 
 def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
@@ -105,36 +171,46 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     seats = seats_of(session, game.id)
     score = score_of_game(session, game)
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
-    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    names = names_of(seats)
     first: str = game.deal["first"]
     creator = engine.FIRST_SEAT
     accepted_by = in_words([name for letter, name in names.items() if letter != creator])
     cut = cut_words(game, names)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in sorted(seats.items()):
+        email = GameStartedEmail(
+            facts=facts_of(game),
+            seat=letter,
+            player_names=tuple(names.values()),
+            accepted_by=accepted_by,
+            series_game=number if number > 1 else None,
+            series_goal=series_goal(score.series) if score is not None else None,
+            cut=cut,
+            first=first,
+            first_name=names[first],
+            your_turn=letter == first,
+            deadline=game.deadline,
+            private_url=private_page_url(seat),
+        )
         row = queue_email(
-            session,
-            MailKind.GAME_STARTED,
-            player,
-            game=game,
-            context={
-                **game_facts(game),
-                "seat": letter,
-                "names": names,
-                "accepted_by": accepted_by,
-                "series_game": number if number > 1 else None,
-                "series_goal": series_goal(score.series) if score is not None else None,
-                "cut": cut,
-                "first": first,
-                "first_name": names[first],
-                "your_turn": letter == first,
-                "deadline": game.deadline,
-                "private_url": private_page_url(seat),
-            },
+            session, MailKind.GAME_STARTED, player, game=game, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
     return queued
+
+
+@dataclass(frozen=True, slots=True)
+class GameCancelledEmail:
+    """What the others are told when an invited player declines."""
+
+    facts: GameFacts
+    seat: str
+    player_names: tuple[str, ...]
+    declined_name: str
+    you_accepted: bool
+    private_url: str
+    new_game_url: str
 
 
 def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> list[OutboxMessage]:
@@ -142,30 +218,39 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
     nothing was dealt (the seed stays secret: no card of it was ever shown)."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    names = names_of(seats)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():
         if letter == declined_by:
             continue
+        email = GameCancelledEmail(
+            facts=facts_of(game),
+            seat=letter,
+            player_names=tuple(names.values()),
+            declined_name=names[declined_by],
+            # The creator's seat accepted by creating the game: no "although you had".
+            you_accepted=seat.accepted and letter != engine.FIRST_SEAT,
+            private_url=private_page_url(seat),
+            new_game_url=external_url("lobby.new_game"),
+        )
         row = queue_email(
-            session,
-            MailKind.GAME_CANCELLED,
-            player,
-            game=game,
-            context={
-                **game_facts(game),
-                "seat": letter,
-                "names": names,
-                "declined_name": names[declined_by],
-                # The creator's seat accepted by creating the game: no "although you had".
-                "you_accepted": seat.accepted and letter != engine.FIRST_SEAT,
-                "private_url": private_page_url(seat),
-                "new_game_url": external_url("lobby.new_game"),
-            },
+            session, MailKind.GAME_CANCELLED, player, game=game, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
     return queued
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesLeftEmail:
+    """What the others are told when a player leaves the series."""
+
+    facts: GameFacts
+    left_name: str
+    finished: bool
+    """The game of the series just played is over."""
+    series_url: str
+    private_url: str
 
 
 def queue_series_left(
@@ -175,27 +260,31 @@ def queue_series_left(
     played goes on and is the series' last."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    names = names_of(seats)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():
         if letter == left_by:
             continue
+        email = SeriesLeftEmail(
+            facts=facts_of(game),
+            left_name=names[left_by],
+            finished=game.status == GameStatus.FINISHED,
+            series_url=series_url,
+            private_url=private_page_url(seat),
+        )
         row = queue_email(
-            session,
-            MailKind.SERIES_LEFT,
-            player,
-            game=game,
-            context={
-                **game_facts(game),
-                "left_name": names[left_by],
-                "finished": game.status == GameStatus.FINISHED,
-                "series_url": series_url,
-                "private_url": private_page_url(seat),
-            },
+            session, MailKind.SERIES_LEFT, player, game=game, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
     return queued
+
+
+@dataclass(frozen=True, slots=True)
+class MyGamesEmail:
+    """The link to a player's list of games."""
+
+    games_url: str
 
 
 def queue_my_games_email(session: Session, player: Player, games_url: str) -> OutboxMessage | None:
@@ -205,5 +294,5 @@ def queue_my_games_email(session: Session, player: Player, games_url: str) -> Ou
         MailKind.MY_GAMES,
         player,
         subject="Your games on Battle Line by mail",
-        context={"games_url": games_url},
+        context=template_values(MyGamesEmail(games_url)),
     )

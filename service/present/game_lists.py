@@ -34,6 +34,7 @@ class PlayerGame:
     """The turn being played (turns counted as players count them: one seat's play each)."""
     deadline: datetime | None
     result: GameResult | None
+    """The stored result (``Game.result``)."""
     private_url: str
     public_id: str
     created_at: datetime

@@ -10,21 +10,53 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
 
 from markupsafe import Markup, escape
 
 import engine
 from service.games.move_log import LogEntry
-from service.models import Player, Seat
 from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
 from service.templating import pieces_html, utc_time
 
 
-def names_of(seats: dict[str, tuple[Seat, Player]]) -> dict[str, str]:
-    """Display names by seat letter."""
-    return {letter: player.display_name for letter, (_, player) in seats.items()}
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One log entry as people read it."""
+
+    number: int
+    """The position after the entry (a replay's ``?ply=``)."""
+    turn: int
+    starts_turn: bool
+    """The first entry of its turn in the list."""
+    seat: str
+    name: str
+    words: tuple[Piece, ...]
+    words_html: str
+    notation: str
+    """The notation shown, without the seat (the words name the player)."""
+    notation_html: str
+    placed: str | None
+    """The card the entry put on the board (``card_placed``), if any."""
+    time: datetime
+    why: list[Piece] | None
+    """Why the claim of this entry held, said to the reader (claims only)."""
+    lines: tuple[str, ...] = ()
+    """The entry in words and notation as plain-text lines (emails)."""
+    why_lines: tuple[str, ...] = ()
+    """``why`` as plain-text lines (emails)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRows:
+    """The entries of one turn of one seat."""
+
+    turn: int
+    seat: str
+    name: str
+    rows: tuple[LogRow, ...]
 
 
 def turn_of_last_entry(after: engine.GameState, seat: str) -> int:
@@ -51,13 +83,13 @@ def entry_turns(entries: Sequence[LogEntry], after: engine.GameState) -> list[in
 def log_rows(
     entries: Sequence[LogEntry],
     ruleset: engine.Ruleset,
-    names: dict[str, str],
+    names: Mapping[str, str],
     *,
     reader: str | None,
     finished: bool,
     after: engine.GameState,
     claims: Mapping[int, ClaimExplained] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[LogRow]:
     """The move list as rows to draw: ``entries`` are the latest of the log, up to position
     ``after`` (for the turn numbers). ``reader`` is the seat reading (its own Scout returns show
     in full), None for the public; everything shows in full once the game is ``finished``.
@@ -66,43 +98,42 @@ def log_rows(
     entry put on the board (``cards_placed``), if any, ``why`` (for a claim in
     ``claims``, ``service.present.claims.claims_in_log``) why the claim held, said to the
     reader."""
-    rows: list[dict[str, Any]] = []
+    rows: list[LogRow] = []
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
         narrated = _narrated(entry.notation, ruleset, name, hide)
         words, words_html, notation, notation_html, placed = narrated
         rows.append(
-            {
-                "number": entry.ply + 1,
-                "turn": turn,
-                "starts_turn": not rows or rows[-1]["turn"] != turn,
-                "seat": entry.seat,
-                "name": name,
-                "words": words,
-                "words_html": words_html,
-                "notation": notation,
-                "notation_html": notation_html,
-                "placed": placed,
-                "time": entry.created_at,
-                "why": claims[entry.ply].words(names, reader)
+            LogRow(
+                number=entry.ply + 1,
+                turn=turn,
+                starts_turn=not rows or rows[-1].turn != turn,
+                seat=entry.seat,
+                name=name,
+                words=words,
+                words_html=words_html,
+                notation=notation,
+                notation_html=notation_html,
+                placed=placed,
+                time=entry.created_at,
+                why=claims[entry.ply].words(names, reader)
                 if claims and entry.ply in claims
                 else None,
-            }
+            )
         )
     return rows
 
 
-def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``log_rows`` grouped by turn, in order: ``{"turn", "seat", "name", "rows"}``."""
-    groups: list[dict[str, Any]] = []
+def by_turn(rows: Sequence[LogRow]) -> list[TurnRows]:
+    """``log_rows`` grouped by turn, in order."""
+    groups: list[TurnRows] = []
     for row in rows:
-        if groups and groups[-1]["turn"] == row["turn"]:
-            groups[-1]["rows"].append(row)
+        if groups and groups[-1].turn == row.turn:
+            last = groups[-1]
+            groups[-1] = TurnRows(last.turn, last.seat, last.name, (*last.rows, row))
         else:
-            groups.append(
-                {"turn": row["turn"], "seat": row["seat"], "name": row["name"], "rows": [row]}
-            )
+            groups.append(TurnRows(row.turn, row.seat, row.name, (row,)))
     return groups
 
 
@@ -132,39 +163,37 @@ def card_placed(move: engine.Move) -> str | None:
     return None
 
 
-def cards_placed(rows: Sequence[dict[str, Any]]) -> frozenset[str]:
+def cards_placed(rows: Sequence[LogRow]) -> frozenset[str]:
     """The cards that ``log_rows`` put on the board."""
-    return frozenset(row["placed"] for row in rows if row["placed"])
+    return frozenset(row.placed for row in rows if row.placed)
 
 
-def log_html(
-    rows: Sequence[dict[str, Any]], here: str | None, current: int | None = None
-) -> Markup:
+def log_html(rows: Sequence[LogRow], here: str | None, current: int | None = None) -> Markup:
     """A move list's items (``log_rows``): on the public page (``here``: its address) each entry
     links to the position after it, with its notation, ``current`` marked; on a private page
     (``here`` None) the entries alone.
 
     Drawn by Python into one string, not a Jinja loop nor an item at a time through Markup: a
     long game lists a hundred entries on every replay step, most of them of games not drawn
-    before (docs/architecture.md), and the entries' words come drawn from ``_narrated``."""
+    before (bench/service.py), and the entries' words come drawn from ``_narrated``."""
     link = None if here is None else str(escape(here))
     items: list[str] = []
     add = items.append
     for row in rows:
-        turn = row["turn"] if row["starts_turn"] else None
+        turn = row.turn if row.starts_turn else None
         number_html = (
             f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
         )
-        why_html = f'<span class="why">{pieces_html(row["why"])}</span>' if row["why"] else ""
-        when = utc_time(row["time"])  # digits, dashes, colons, "UTC": nothing to escape
+        why_html = f'<span class="why">{pieces_html(row.why)}</span>' if row.why else ""
+        when = utc_time(row.time)  # digits, dashes, colons, "UTC": nothing to escape
         if link is None:
             classes = ' class="starts"' if turn is not None else ""
             add(
-                f'<li{classes}><span class="n">{number_html}</span><span>{row["words_html"]}'
+                f'<li{classes}><span class="n">{number_html}</span><span>{row.words_html}'
                 f'{why_html}<span class="meta">{when}</span></span></li>'
             )
             continue
-        number = row["number"]
+        number = row.number
         current_here = number == current
         if turn is not None:
             classes = "starts here" if current_here else "starts"
@@ -173,8 +202,8 @@ def log_html(
         step = ' aria-current="step"' if current_here else ""
         add(
             f'\n    <li class="{classes}"><span class="n">{number_html}</span>\n      '
-            f'<span><a href="{link}?ply={number}" rel="nofollow"{step}>{row["words_html"]}</a>'
-            f'{why_html}<span class="meta"><code>{row["notation_html"]}</code> · {when}</span>'
+            f'<span><a href="{link}?ply={number}" rel="nofollow"{step}>{row.words_html}</a>'
+            f'{why_html}<span class="meta"><code>{row.notation_html}</code> · {when}</span>'
             "</span></li>"
         )
     return Markup("".join(items))

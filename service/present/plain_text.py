@@ -8,7 +8,7 @@ HTML parts draw the same things with the card macro (``templates/email/_macros.h
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from engine.cards import COLOR_NAMES
 from service.present.board import Board
@@ -54,7 +54,7 @@ def legend(colors: Iterable[str]) -> str:
     return ", ".join(f"{color} {COLOR_NAMES.get(color, color)}" for color in colors)
 
 
-def board_lines(board: Board, labels: dict[str, str], reader: str | None) -> list[str]:
+def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> list[str]:
     """The board as aligned columns, one block per row of the board: the other seat's cards on
     the left of the flag's number, the reader's on the right (as on the pages), card codes
     only; the environment (Fog, Mud) and who holds the flag after the line.

@@ -6,6 +6,7 @@ limit the engine names (``engine.PlayerView.blocked_tactics``) and when it lifts
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import engine
@@ -126,7 +127,7 @@ class HeldTactics:
     """Why and until when, said to the seat ("you have played ...: playable once Bob has")."""
 
 
-def held_tactics(view: engine.PlayerView, names: dict[str, str]) -> list[HeldTactics]:
+def held_tactics(view: engine.PlayerView, names: Mapping[str, str]) -> list[HeldTactics]:
     """The engine's ``blocked_tactics`` of ``view``, grouped by limit, in words."""
     groups: dict[tuple[engine.TacticsBlock, tuple[str, ...]], list[str]] = {}
     for blocked in view.blocked_tactics:

@@ -5,21 +5,51 @@ however often the task runs (or if it ran late)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from service import clock
 from service.db import session_scope
 from service.games.preferences import turn_preferences
+from service.links import external_url
 from service.models import Game, GameStatus, Player, Seat
-from service.present.game_emails import queue_digest
-from service.present.game_lists import player_games
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import queue_email
+from service.present.game_lists import PlayerGame, player_games
+from service.present.template_values import template_values
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
+
+
+@dataclass(frozen=True, slots=True)
+class DigestEmail:
+    """What the daily digest lists."""
+
+    games: tuple[PlayerGame, ...]
+    """The games where it is the player's turn, soonest deadline first."""
+    my_games_request_url: str
+
+
+def queue_digest(
+    session: Session, player: Player, games: Sequence[PlayerGame]
+) -> OutboxMessage | None:
+    """The daily digest: each game where it is ``player``'s turn, with its private page."""
+    count = len(games)
+    email = DigestEmail(tuple(games), external_url("history.my_games_request"))
+    return queue_email(
+        session,
+        MailKind.DIGEST,
+        player,
+        subject=f"Your turn in {count} game{'s' if count != 1 else ''}: Battle Line by mail",
+        context=template_values(email),
+    )
 
 
 def digest_moment(now: datetime) -> datetime:

@@ -31,7 +31,7 @@ from service.db import session_scope
 from service.games.loaded import lock_loaded_game
 from service.games.state import apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
-from service.present import game_emails
+from service.present import deadline_emails
 from service.turns.deadlines import (
     Due,
     after_vacation_day,
@@ -207,21 +207,21 @@ def _check_person(
         # The vacation notice tells both players; no separate "running late" note this turn.
         game.late_notice_sent = True
         session.add(seat_row)
-        game_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
+        deadline_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
         done = Checked.VACATION
     if due is Due.TIMEOUT:
-        game_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
+        deadline_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
         # The move listener sends the game-over emails and clears next_check_at.
         apply_to_locked(session, game, state, seat, state.ply, ["timeout"], now=now, by_server=True)
         return Checked.TIMED_OUT
     if due is not None:
-        game_emails.queue_reminder(session, game, seat, now)
+        deadline_emails.queue_reminder(session, game, seat, now)
         turn = mark_sent(turn, due, now, lead)
         game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
         game.last_reminder_at = now
         done = Checked.REMINDED
     if not game.late_notice_sent and late_moment(turn, lead) <= now < turn.deadline:
-        game_emails.queue_running_late(session, game, seat)
+        deadline_emails.queue_running_late(session, game, seat)
         game.late_notice_sent = True
         done = Checked.TOLD_LATE
     after = next_check(turn, lead, late_told=game.late_notice_sent)

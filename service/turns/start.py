@@ -31,13 +31,10 @@ from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.addresses import add_unreachable_listener
 from service.present.claims import claims_now
+from service.present.deadline_emails import queue_seat_unreachable
 from service.present.emails import queue_game_started
-from service.present.game_emails import (
-    MadeClaim,
-    queue_game_over,
-    queue_seat_unreachable,
-    queue_your_turn,
-)
+from service.present.game_emails import MadeClaim, queue_your_turn
+from service.present.game_over_email import queue_game_over
 from service.turns.deadlines import Due, TurnClock, next_check
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from service.games.state import apply_moves
 from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
 from service.present.claims import deciding_flags
-from service.present.move_list import by_turn, entry_turns
+from service.present.move_list import LogRow, by_turn, entry_turns
 from service.turns.start import start_turn
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import rows
@@ -47,6 +47,13 @@ def entry(ply: int, seat: str) -> LogEntry:
     return LogEntry(ply=ply, seat=seat, notation=f"{seat}: pass", created_at=T)
 
 
+def row(turn: int, seat: str) -> LogRow:
+    return LogRow(
+        number=1, turn=turn, starts_turn=False, seat=seat, name=NAMES[seat], words=(),
+        words_html="", notation="", notation_html="", placed=None, time=T, why=None,
+    )  # fmt: skip
+
+
 # --- turns, not actions -------------------------------------------------------------------------
 
 
@@ -61,8 +68,8 @@ def test_turns_count_each_seats_play_not_each_action() -> None:
     # A window of the log counts the same; the turn just ended counts as the last.
     after_turn = state.evolve(turn=4, mover=1)
     assert entry_turns(log[3:], after_turn) == [2, 2, 3, 3]
-    rows = [{"turn": t, "seat": s, "name": NAMES[s]} for t, s in zip([1, 1, 2], "AAB", strict=True)]
-    assert [(g["turn"], g["name"], len(g["rows"])) for g in by_turn(rows)] == [
+    rows = [row(t, s) for t, s in zip([1, 1, 2], "AAB", strict=True)]
+    assert [(g.turn, g.name, len(g.rows)) for g in by_turn(rows)] == [
         (1, "Alice", 2),
         (2, "Bob", 1),
     ]

@@ -6,6 +6,9 @@ An area (play, history, lobby, turns, mail, inbound) imports the layers below an
 area; no two packages import each other in a circle; no import hides inside a function to dodge one
 (the app factory registering blueprints is the one exception). Read from the source with ``ast``:
 nothing is imported to check it.
+
+Templates receive typed values only: every page and email a game brings about is rendered, and
+no value handed to a template is a dict (or a list of dicts) that mypy cannot check.
 """
 
 from __future__ import annotations
@@ -17,8 +20,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from flask import Flask, template_rendered
+from flask.testing import FlaskClient
+from jinja2 import Template
 
 import engine
+from service import tokens
+from service.db import session_scope
+from service.games.rows import get_game
+from service.games.seats import seats_of
+from service.models import Series
+from service.outbox.addresses import confirm, mark_bouncing
+from tests.service.conftest import VALID_FORM, sign_in_as
+from tests.worker.outbox_rows import link_to, links, path_of, rows
+from tests.worker.turn_games import (
+    bring_every_turn_email,
+    confirm_and_draw,
+    create_confirm_accept,
+    state_of,
+)
 
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
@@ -313,3 +333,147 @@ def test_the_rule_check_finds_a_rule_outside_the_engine(source: str) -> None:
 )
 def test_the_rule_check_passes_what_decides_no_rule(source: str) -> None:
     assert not list(rule_checks(ast.parse(source)))
+
+
+# --- templates receive typed values ------------------------------------------------------------
+
+
+def untyped(value: object) -> bool:
+    """A dict, or a list or tuple holding one: what a template reads by key, unchecked by mypy."""
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list | tuple) and any(isinstance(item, dict) for item in value)
+
+
+def test_templates_receive_typed_values_only(app: Flask, client: FlaskClient) -> None:
+    """Every page and email kind the service renders in a game, a game for three, "my games", a
+    series and a rematch: each value handed to its template (Flask's own globals aside) is a
+    frozen value or a plain one, never a dict that mypy cannot check."""
+    with app.test_request_context():
+        flask_globals = set(app.jinja_env.globals)
+        flask_context: dict[str, object] = {}
+        app.update_template_context(flask_context)
+    seen: list[tuple[str, str, str]] = []
+
+    def record(sender: Flask, template: Template, context: dict[str, object], **_: object) -> None:
+        for key, value in context.items():
+            if key in flask_globals or key in flask_context:
+                continue
+            if untyped(value):
+                seen.append((str(template.name), key, type(value).__name__))
+
+    rendered: set[str] = set()
+
+    def names(sender: Flask, template: Template, context: dict[str, object], **_: object) -> None:
+        rendered.add(str(template.name))
+
+    with template_rendered.connected_to(record, app), template_rendered.connected_to(names, app):
+        bring_every_page_and_email(app, client)
+    assert rendered >= EVERY_TEMPLATE, EVERY_TEMPLATE - rendered
+    untyped_values = "\n".join(f"{name}: {key} ({kind})" for name, key, kind in sorted(set(seen)))
+    assert not untyped_values, f"templates given dicts:\n{untyped_values}"
+
+
+EMAILS = (
+    "confirm_address", "digest", "game_cancelled", "game_over", "game_started", "invitation",
+    "my_games", "rematch_confirm", "reminder", "running_late", "seat_unreachable", "series_left",
+    "timeout_notice", "your_turn",
+)  # fmt: skip
+PAGES = (
+    "error", "games/check_email", "games/invitation", "games/new", "games/private",
+    "games/public", "games/rematch", "games/rematch_asked", "history/index", "history/my_games",
+    "history/my_games_request", "history/public", "history/series", "play/confirm",
+    "play/leave_series", "play/private", "play/refused", "play/resign",
+)  # fmt: skip
+EVERY_TEMPLATE = {f"email/{kind}.{part}" for kind in EMAILS for part in ("txt", "html")} | {
+    f"{page}.html" for page in PAGES
+}
+"""The emails of a game and the pages of the lobby, play and history areas (the replies by email
+and the development outbox aside)."""
+
+
+def bring_every_page_and_email(app: Flask, client: FlaskClient) -> None:
+    ann, ben, cat = "ann@example.org", "ben@example.org", "cat@example.org"
+    form = {**VALID_FORM, "a_name": "Ann", "a_email": ann, "b_name": "Ben", "b_email": ben}
+    form["visibility"] = "public"  # listed on /games
+    assert client.get("/games/new").status_code == 200
+    assert client.post("/games/new", data={**form, "b_email": ann}).status_code == 422
+    game_id = create_confirm_accept(app, client, form)
+    state = state_of(app, game_id)
+    with app.app_context(), session_scope() as session:
+        public_id = get_game(session, game_id).public_id
+        pages = {s: f"/p/{tokens.make_private_token(game_id, s, 0)}" for s in ("A", "B")}
+    for page in pages.values():
+        assert client.get(page).status_code == 200
+    assert client.get(pages[state.to_move] + "/resign").status_code == 200
+    your_turn = rows(app, kind="your_turn", game_id=game_id)[-1]
+    move_url = next(url for url in links(your_turn.html_body) if "/m/" in url)
+    assert confirm_and_draw(client, move_url) == 303
+    assert client.get(move_url).status_code == 200  # already played: the refusal page
+    assert client.get(f"/games/{public_id}?ply=1").status_code == 200
+    assert client.get("/games").status_code == 200
+    assert client.get("/games/no-such-game").status_code == 404
+    assert client.get("/games/new/sent").status_code == 200
+
+    # A game for three that one player declines: the others hear it is cancelled.
+    sign_in_as(app, client, ann, "Ann")
+    assert client.get("/games/new").status_code == 200
+    three = {**form, "ruleset": "battleline-3p", "c_name": "Cat", "c_email": cat}
+    assert client.post("/games/new", data=three).status_code == 303
+    to_cat = rows(app, kind="invitation", recipient=cat)[-1]
+    assert to_cat.game_id is not None
+    with app.app_context(), session_scope() as session:
+        waiting = get_game(session, to_cat.game_id).public_id
+    assert client.get(f"/games/{waiting}").status_code == 200
+    decline = path_of(link_to(to_cat.text_body, "/decline"))
+    assert client.get(decline.removesuffix("/decline")).status_code == 200
+    assert client.get(decline).status_code == 200
+    assert client.post(decline).status_code == 303
+
+    assert client.get("/me").status_code == 200
+    assert client.post("/me", data={"email": ben}).status_code == 200
+    my_games = rows(app, kind="my_games", recipient=ben)[-1]
+    assert client.get(path_of(link_to(my_games.text_body, "/me/"))).status_code == 200
+
+    # The waiting player's address bounces: the one to move is told.
+    waiter = "B" if state_of(app, game_id).to_move == "A" else "A"
+    with app.app_context(), session_scope() as session:
+        bouncing = seats_of(session, game_id)[waiter][1].id
+        assert bouncing is not None
+        mark_bouncing(session, bouncing, "550 5.1.1 no such user")
+    with app.app_context(), session_scope() as session:
+        confirm(session, bouncing)
+    try:
+        bring_every_turn_email(app, client, game_id)
+    finally:
+        app.config.pop("CLOCK_NOW", None)
+    assert client.get(f"/games/{public_id}").status_code == 200
+    assert client.get(pages["A"]).status_code == 200
+    assert client.get(pages["B"] + "/rematch").status_code == 200
+    asked = client.post(pages["B"] + "/rematch")
+    assert asked.status_code == 303
+    assert client.get(asked.headers["Location"]).status_code == 200
+    confirmation = rows(app, kind="rematch_confirm", recipient=ben)[-1]
+    assert client.get(path_of(link_to(confirmation.text_body, "/rematch/"))).status_code == 200
+
+    # A series: its page, leaving it, and the game over of a game of it.
+    series_form = {**form, "series": "games", "series_games": "3"}
+    assert client.post("/games/new", data=series_form).status_code == 303
+    invitation = rows(app, kind="invitation", recipient=ben)[-1]
+    assert client.post(path_of(link_to(invitation.text_body, "/accept"))).status_code == 303
+    series_game = invitation.game_id
+    assert series_game is not None
+    with app.app_context(), session_scope() as session:
+        game = get_game(session, series_game)
+        series = session.get(Series, game.series_id)
+        assert series is not None
+        ben_page = f"/p/{tokens.make_private_token(series_game, 'B', 0)}"
+    assert client.get(f"/series/{series.public_id}").status_code == 200
+    state = state_of(app, series_game)
+    resign = {"ply": str(state.ply), "move": "resign"}
+    with app.app_context():
+        mover_page = f"/p/{tokens.make_private_token(series_game, state.to_move, 0)}"
+    assert client.post(mover_page + "/move", data=resign).status_code == 303
+    assert client.get(f"/series/{series.public_id}").status_code == 200
+    assert client.get(ben_page + "/leave-series").status_code == 200
+    assert client.post(ben_page + "/leave-series").status_code == 303

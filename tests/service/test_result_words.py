@@ -1,9 +1,9 @@
-"""The sentence every game-over email opens with (service.present.game_emails.result_words)."""
+"""The sentence every game-over email opens with (service.present.game_over_email.result_words)."""
 
 from __future__ import annotations
 
 import engine
-from service.present.game_emails import result_words
+from service.present.game_over_email import result_words
 
 NAMES = {"A": "Alice", "B": "Bob", "C": "Carol"}
 

@@ -41,7 +41,7 @@ from service.games.seats import seats_of
 from service.games.state import load_state
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
-from service.present.game_emails import result_words
+from service.present.game_over_email import result_words
 from tests.service.conftest import sign_in_as
 from tests.service.play_driver import Submission, forms_of, move_submissions
 from tests.service.test_leaks import THREE_PLAYERS, assert_no_card, put_back_by, scrub_email

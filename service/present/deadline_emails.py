@@ -1,0 +1,202 @@
+"""The emails of the clock and of reachability: a reminder of the deadline, the note that the
+player to move runs late, the notice that a deadline passed (a vacation day used, or the game
+lost on time), and the note that a player's address no longer takes our email."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session
+
+from service.games.rows import get_game
+from service.games.seats import seats_of
+from service.links import private_page_url
+from service.models import Game, GameStatus, Player
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.notice_days import first_today
+from service.outbox.queue import queue_email
+from service.present.emails import GameFacts, facts_of
+from service.present.game_lists import player_games
+from service.present.seat_names import names_of, vacation_left
+from service.present.summaries import in_words
+from service.present.template_values import template_values
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderEmail:
+    """What the reminder of a deadline tells the player to move."""
+
+    facts: GameFacts
+    opponent_name: str
+    deadline: datetime | None
+    hours_left: int
+    vacation_left: int
+    private_url: str
+
+
+def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> OutboxMessage | None:
+    """Remind the player to move of the deadline."""
+    assert game.id is not None and game.deadline is not None
+    seats = seats_of(session, game.id)
+    seat_row, player = seats[seat]
+    names = names_of(seats)
+    email = ReminderEmail(
+        facts=facts_of(game),
+        opponent_name=in_words([name for s, name in names.items() if s != seat]),
+        deadline=game.deadline,
+        hours_left=max(0, int((game.deadline - now).total_seconds() // 3600)),
+        vacation_left=vacation_left(game, seat_row),
+        private_url=private_page_url(seat_row),
+    )
+    return queue_email(
+        session, MailKind.REMINDER, player, game=game, context=template_values(email)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RunningLateEmail:
+    """What the others are told when the player to move runs late."""
+
+    facts: GameFacts
+    late_name: str
+    deadline: datetime | None
+    vacation_left: int
+    """The late player's."""
+    private_url: str
+
+
+def queue_running_late(session: Session, game: Game, late_seat: str) -> list[OutboxMessage]:
+    """Tell the others that ``late_seat``, the player to move, runs late."""
+    assert game.id is not None
+    seats = seats_of(session, game.id)
+    late_row, late_player = seats[late_seat]
+    queued = []
+    for letter, (seat_row, player) in seats.items():
+        if letter == late_seat:
+            continue
+        email = RunningLateEmail(
+            facts=facts_of(game),
+            late_name=late_player.display_name,
+            deadline=game.deadline,
+            vacation_left=vacation_left(game, late_row),
+            private_url=private_page_url(seat_row),
+        )
+        row = queue_email(
+            session, MailKind.RUNNING_LATE, player, game=game, context=template_values(email)
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutNotice:
+    """What every player is told when a deadline passed."""
+
+    facts: GameFacts
+    you_are_late: bool
+    late_name: str
+    other_name: str
+    days_used: int
+    lost: bool
+    deadline: datetime | None
+    vacation_left: int
+    """The late player's."""
+    private_url: str
+
+
+def queue_timeout_notices(
+    session: Session, game: Game, late_seat: str, *, days_used: int, lost: bool
+) -> list[OutboxMessage]:
+    """Tell both players that ``late_seat`` passed a deadline: ``days_used`` vacation days were
+    used (and the new deadline), or, with none left, that the player lost on time."""
+    assert game.id is not None
+    seats = seats_of(session, game.id)
+    names = names_of(seats)
+    late_row = seats[late_seat][0]
+    queued = []
+    for letter, (seat_row, player) in sorted(seats.items()):
+        email = TimeoutNotice(
+            facts=facts_of(game),
+            you_are_late=letter == late_seat,
+            late_name=names[late_seat],
+            other_name=in_words([n for s, n in names.items() if s != late_seat]),
+            days_used=days_used,
+            lost=lost,
+            deadline=game.deadline,
+            vacation_left=vacation_left(game, late_row),
+            private_url=private_page_url(seat_row),
+        )
+        what = "A vacation day used" if days_used == 1 else f"{days_used} vacation days used"
+        if lost:
+            what = "You lost on time" if letter == late_seat else "Your opponent lost on time"
+        row = queue_email(
+            session,
+            MailKind.TIMEOUT_NOTICE,
+            player,
+            game=game,
+            subject=what,
+            context=template_values(email),
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
+
+
+@dataclass(frozen=True, slots=True)
+class SeatUnreachableEmail:
+    """What the other seats are told when a player's address no longer takes our email."""
+
+    facts: GameFacts
+    name: str
+    """The player whose address no longer takes our email."""
+    why: str
+    """ "unsubscribed" or "bouncing"."""
+    to_move: bool
+    deadline: datetime | None
+    private_url: str
+    seat: str
+
+
+def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[OutboxMessage]:
+    """Tell the other seats of every running game of ``player_id`` that its address no longer
+    takes our email (``why``: "unsubscribed" or "bouncing"): the game goes on, the player can
+    still play from the private page, and the deadlines still count. The address's
+    ``service.outbox.addresses`` listener, in the transaction that records it."""
+    player = session.get(Player, player_id)
+    if player is None:
+        return []
+    queued = []
+    for listed in player_games(session, player):
+        if listed.status != GameStatus.ACTIVE:
+            continue
+        game = get_game(session, listed.game_number)
+        assert game.id is not None
+        for letter, (seat_row, other) in seats_of(session, game.id).items():
+            assert other.id is not None
+            if other.id == player_id:
+                continue
+            # The player may unsubscribe and undo at will: their opponents hear of it once a day.
+            if not first_today(session, MailKind.SEAT_UNREACHABLE, other.id, game.id):
+                continue
+            email = SeatUnreachableEmail(
+                facts=facts_of(game),
+                name=player.display_name,
+                why=why,
+                to_move=listed.to_move == listed.seat,
+                deadline=game.deadline,
+                private_url=private_page_url(seat_row),
+                seat=letter,
+            )
+            row = queue_email(
+                session,
+                MailKind.SEAT_UNREACHABLE,
+                other,
+                game=game,
+                context=template_values(email),
+            )
+            if row is not None:
+                queued.append(row)
+    return queued

@@ -1,0 +1,214 @@
+"""The game-over email: the result in a sentence, the flags and points of each player, the last
+claims and why they held, the final board, the revealed seed (R3), the history, a link to play
+again, and in a series its score and next game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+import engine
+from service.games.move_log import moves_from
+from service.games.seats import seats_of
+from service.links import external_url, private_page_url
+from service.models import Game
+from service.outbox.kinds import MailKind
+from service.outbox.models import OutboxMessage
+from service.outbox.queue import queue_email
+from service.present.board import board_of
+from service.present.claims import deciding_flags, final_claims
+from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_lines
+from service.present.emails import GameFacts, facts_of
+from service.present.plain_text import board_lines, legend
+from service.present.seat_names import names_of, seat_labels
+from service.present.series_facts import series_facts
+from service.present.summaries import in_words
+from service.present.template_values import template_values
+
+
+def result_words(
+    state: engine.GameState, names: Mapping[str, str], leaver: str | None = None
+) -> str:
+    """How the game ended, in a sentence. ``leaver``: the seat that resigned or ran out of time
+    (the last entry of the log), when the game ended so."""
+    result = state.result
+    assert result is not None
+    ruleset = state.ruleset
+    kind = result.termination
+    left = names.get(leaver or "", "a player")
+    if result.winner is None:
+        sharing = in_words([names[seat] for seat in result.draw_between])
+        if kind is engine.Termination.STALEMATE:
+            return f"The game is a draw between {sharing}: no one could take more flags."
+        gone = "resigned" if kind is engine.Termination.RESIGNATION else "ran out of time"
+        return f"The game is a draw between {sharing}, as {left} {gone} with them level."
+    winner = names[result.winner]
+    how = {
+        engine.Termination.BREAKTHROUGH: f"holding {ruleset.adjacent_to_win} adjacent flags",
+        engine.Termination.ENVELOPMENT: f"holding {ruleset.flags_to_win} flags",
+        engine.Termination.STALEMATE: "holding the most flags when no one could take more",
+        engine.Termination.RESIGNATION: f"as {left} resigned",
+        engine.Termination.TIME: f"as {left} ran out of time",
+    }[kind]
+    return f"{winner} won, {how}."
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOutcome:
+    """One player at the end: the flags held and the series points (R23)."""
+
+    name: str
+    flags: tuple[int, ...]
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEnd:
+    """What a game-over email says of the series the game belongs to."""
+
+    number: int
+    """The games of the series finished."""
+    goal: str
+    totals: tuple[tuple[str, int], ...]
+    """Each player's name and series points."""
+    over: bool
+    left_by: str | None
+    winner_name: str | None
+    first_name: str | None
+    """Who plays first in the next game, dealt already."""
+    page_url: str
+    next_url: str | None
+    """The reader's private page of the next game."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOverEmail:
+    """What every player is told when the game ends."""
+
+    facts: GameFacts
+    seat: str
+    winner: str | None
+    you_won: bool
+    result_text: str
+    termination: str
+    seats: tuple[SeatOutcome, ...]
+    turns: int
+    deciding: tuple[int, ...]
+    deciding_text: str
+    final_claims: tuple[ClaimLines, ...]
+    board: tuple[FlagsRow, ...]
+    board_lines: tuple[str, ...]
+    legend: str
+    seed: str
+    history_url: str
+    record_url: str
+    play_again_url: str
+    """A rematch from the seat's own link: the others get their invitations at once."""
+    play_again_with: str
+    players_text: str
+    private_url: str
+    series: SeriesEnd | None
+
+
+def queue_game_over(
+    session: Session,
+    game: Game,
+    state: engine.GameState,
+    *,
+    following: Game | None = None,
+) -> list[OutboxMessage]:
+    """Tell every player the result. In a series: its score, and the next game (``following``,
+    dealt already) or the series' end."""
+    assert game.id is not None and state.result is not None
+    result = state.result
+    seats = seats_of(session, game.id)
+    names = names_of(seats)
+    seen = engine.spectator_view(state)
+    points = engine.series_points(state)
+    held: dict[str, list[int]] = {s: [] for s in names}
+    for flag in seen.flags:
+        if flag.claimed_by in held:
+            held[flag.claimed_by].append(flag.number)
+    outcomes = tuple(SeatOutcome(names[s], tuple(held[s]), points[s]) for s in names)
+    # The last entries: the last made it (a resignation names the leaver), and the claims of
+    # the last turn, the one that ended the game among them, and why each held.
+    recent = moves_from(session, game.id, max(0, state.ply - 12), state.ply)
+    leaver = recent[-1].seat if recent else None
+    ending = final_claims(session, game, recent)
+    deciding = deciding_flags(seen, result)
+    assert game.seed is not None
+    queued = []
+    for letter, (seat_row, player) in seats.items():
+        # "Play again": a rematch offered from this seat's own link; the others follow it in
+        # turn order.
+        at = seen.seats.index(letter)
+        others = [seats[s][1] for s in (seen.seats[at + 1 :] + seen.seats[:at])]
+        email = GameOverEmail(
+            facts=facts_of(game),
+            seat=letter,
+            winner=result.winner,
+            you_won=result.winner == letter,
+            result_text=result_words(state, names, leaver),
+            termination=result.termination.value,
+            seats=outcomes,
+            turns=state.turn,
+            deciding=tuple(deciding),
+            deciding_text=in_words([str(flag) for flag in deciding]),
+            final_claims=tuple(
+                claim_lines(c.flag, "", c, names, letter, state.ruleset) for c in ending
+            ),
+            board=board_rows(seen, names, letter),
+            board_lines=tuple(
+                board_lines(board_of(seen, letter), seat_labels(seen.seats, names, letter), letter)
+            ),
+            legend=legend(state.ruleset.colors),
+            seed=game.seed,
+            history_url=external_url("history.public_page", public_id=game.public_id),
+            record_url=external_url("history.record", public_id=game.public_id),
+            play_again_url=f"{private_page_url(seat_row)}/rematch",
+            play_again_with=in_words([other.display_name for other in others]),
+            players_text=in_words(list(names.values())),
+            private_url=private_page_url(seat_row),
+            series=series_end(session, game, following, letter),
+        )
+        if result.winner is None:
+            what = "Game over, a draw" if letter in result.draw_between else "Game over"
+        else:
+            what = "Game over, you won" if result.winner == letter else "Game over, you lost"
+        row = queue_email(
+            session,
+            MailKind.GAME_OVER,
+            player,
+            game=game,
+            subject=what,
+            context=template_values(email),
+        )
+        if row is not None:
+            queued.append(row)
+    return queued
+
+
+def series_end(session: Session, game: Game, following: Game | None, seat: str) -> SeriesEnd | None:
+    """What ``seat``'s game-over email says of the series the game belongs to (None: a single
+    game)."""
+    facts = series_facts(session, game)
+    if facts is None:
+        return None
+    next_url = first_name = None
+    if following is not None and following.id is not None and following.deal is not None:
+        next_seat = seats_of(session, following.id).get(seat)
+        next_url = private_page_url(next_seat[0]) if next_seat is not None else None
+        first_name = facts.names.get(following.deal["first"])
+    return SeriesEnd(
+        number=facts.score.finished_games,
+        goal=facts.goal,
+        totals=facts.totals,
+        over=facts.score.over,
+        left_by=facts.left_by_name,
+        winner_name=facts.winner_name,
+        first_name=first_name,
+        page_url=external_url("history.series_page", public_id=facts.public_id),
+        next_url=next_url,
+    )
