@@ -59,6 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         cross_site,
         embedded_beat,
         errors,
+        guide,
         health,
         i18n,
         limits,
@@ -76,6 +77,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     templating.init_app(app)
     i18n.init_app(app)
+    guide.init_app(app)
     # The board and the buttons that play a card are drawn by Python (the hot parts of the pages).
     app.jinja_env.globals["board_html"] = board_html
     app.jinja_env.globals["card_play_html"] = card_play_html

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, redirect, request, url_for
+from flask import Blueprint, Flask, Response, has_request_context, redirect, request, url_for
 from flask import session as cookie
 from flask_babel import Babel, force_locale, get_locale
 
@@ -69,7 +69,10 @@ def checked_language(code: str | None) -> str | None:
 
 
 def select_page_language() -> str:
-    """The language a page is written in (the module's docstring says the order)."""
+    """The language a page is written in (the module's docstring says the order); outside a
+    request (a task, a command) English unless ``recipient_language`` forces one."""
+    if not has_request_context():
+        return DEFAULT_LANGUAGE
     chosen = checked_language(cookie.get(LANGUAGE_KEY))
     if chosen is not None:
         return chosen
