@@ -59,7 +59,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         cross_site,
         embedded_beat,
         errors,
+        guide,
         health,
+        i18n,
         limits,
         local_only,
         security_headers,
@@ -74,6 +76,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
 
     templating.init_app(app)
+    i18n.init_app(app)
+    guide.init_app(app)
     # The board and the buttons that play a card are drawn by Python (the hot parts of the pages).
     app.jinja_env.globals["board_html"] = board_html
     app.jinja_env.globals["card_play_html"] = card_play_html

@@ -20,6 +20,7 @@ from flask import Flask, current_app, request
 from werkzeug.wrappers import Response
 
 import engine
+from service.i18n import TRANSLATIONS, page_language
 
 BUILD_KEY = "battleline.build"
 PRIVATE = "private, no-cache"
@@ -28,7 +29,8 @@ PUBLIC = "no-cache"
 
 def page_etag(*parts: object) -> str:
     """A strong ETag for a page made from ``parts`` (plain values) and this server's build."""
-    text = "\n".join([current_app.extensions[BUILD_KEY], *map(repr, parts)])
+    # The page's language too: one address serves each reader in theirs (service.i18n).
+    text = "\n".join([current_app.extensions[BUILD_KEY], page_language(), *map(repr, parts)])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -49,7 +51,8 @@ def tagged(response: Response, etag: str, cache_control: str) -> Response:
 
 def _build(app: Flask) -> str:
     digest = hashlib.sha256(engine.RULES_VERSION.encode())
-    for folder in (app.template_folder, app.static_folder):
+    folders = (app.template_folder, app.static_folder, TRANSLATIONS)
+    for folder in folders:
         if folder is None:
             continue
         root = Path(app.root_path, folder)

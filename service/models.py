@@ -117,6 +117,9 @@ class Player(SQLModel, table=True):
     """When this player's last daily digest was sent (``preferences["digest"]``)."""
     time_zone: str | None = Field(default=None, max_length=64)
     """The IANA time zone the player reads times in (``service.reader_time``); None: UTC."""
+    language: str | None = Field(default=None, max_length=8)
+    """The language their emails are written in, and their pages once signed in
+    (``service.i18n.LANGUAGE_CODES``); None: English."""
     computer: str | None = Field(default=None, max_length=16)
     """For the computer's own players (one per level, address ``computer-<level>@...invalid``):
     the level (``engine.bots.BotLevel``) that plays its seats. It reads no email: nothing is ever

@@ -33,12 +33,17 @@ GENERATION_KEY = "generation"
 SESSION_KEY = "session"
 SIGNED_IN_AT_KEY = "signed_in_at"
 """Seconds since the epoch (UTC) when this browser signed in."""
+LANGUAGE_KEY = "language"
+"""The page language chosen on this browser (``service.i18n``), kept across sign-in and out."""
 
 
 def sign_in(player: Player) -> None:
     """Sign this browser in as ``player`` (a fresh cookie: nothing of an earlier one is kept)."""
     assert player.id is not None
+    language = player.language or cookie.get(LANGUAGE_KEY)
     cookie.clear()
+    if language is not None:
+        cookie[LANGUAGE_KEY] = language
     cookie.permanent = True
     cookie[PLAYER_KEY] = player.id
     cookie[GENERATION_KEY] = player.token_generation
@@ -47,7 +52,11 @@ def sign_in(player: Player) -> None:
 
 
 def sign_out() -> None:
+    """Forget who this browser is; its language stays (it is not a credential)."""
+    language = cookie.get(LANGUAGE_KEY)
     cookie.clear()
+    if language is not None:
+        cookie[LANGUAGE_KEY] = language
 
 
 def sign_out_everywhere(session: Session, player: Player) -> None:

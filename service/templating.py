@@ -14,8 +14,10 @@ from flask import Flask, url_for
 from markupsafe import Markup, escape
 
 import engine
-from engine.cards import COLOR_NAMES, describe, is_tactic, troop_parts
+from engine.cards import COLOR_NAMES, is_tactic, troop_parts
 from service import reader_time
+from service.card_words import card_words
+from service.i18n import page_language
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -36,8 +38,9 @@ class CardFace:
 
 
 def card_face(code: str) -> CardFace:
-    """The face of a card code from a view (``"R4"``, ``"ALEXANDER"``)."""
-    label = describe(code)
+    """The face of a card code from a view (``"R4"``, ``"ALEXANDER"``), in the words of the
+    language being written."""
+    label = card_words(code)
     if is_tactic(code):
         return CardFace(code=code, label=label, color="T", value=label, mark="")
     color, value = troop_parts(code)
@@ -45,10 +48,14 @@ def card_face(code: str) -> CardFace:
     return CardFace(code=code, label=label, color=color, value=str(value), mark=mark)
 
 
-@functools.lru_cache(maxsize=1024)
 def card_html(code: str, extra: str = "") -> Markup:
     """A card drawn in HTML (the pages' ``card`` in ``_cards.html``): Python rather than a Jinja
     macro, because a page draws a few hundred of them and the set of cards is small."""
+    return _card_html(code, extra, page_language())
+
+
+@functools.lru_cache(maxsize=2048)
+def _card_html(code: str, extra: str, language: str) -> Markup:
     face = card_face(code)
     classes = f"card card-{face.color}" + (f" {extra}" if extra else "")
     mark = f'<span class="mark" aria-hidden="true">{escape(face.mark)}</span>' if face.mark else ""

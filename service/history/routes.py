@@ -29,6 +29,7 @@ from service.history.my_games import (
 )
 from service.history.pages import public_page_context, record_json, requested_ply
 from service.history.series import SeriesNotFoundError, series_page_context
+from service.i18n import adopt_page_language
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
@@ -171,6 +172,7 @@ def sign_in_view(token: str) -> Response:
         player = player_for_token(session, player_token)
         assert player.id is not None
         confirm_address(session, player.id)
+        adopt_page_language(player)
         sign_in(player)
     return redirect(url_for("history.my_games_request"), code=303)
 

@@ -29,6 +29,7 @@ from service.after_commit import note_for_commit, on_commit, publish_after_commi
 from service.dkim_signing import signing_key
 from service.games import reply_keys
 from service.games.seats import known_address_status, seats_of
+from service.i18n import recipient_language
 from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
@@ -255,7 +256,9 @@ def queue_email(
         if rules.invitation
         else None,
     }
-    text, html = render_email(kind, full_context)
+    # In the recipient's language, whoever's page or task sends it (service.i18n).
+    with recipient_language(player.language):
+        text, html = render_email(kind, full_context)
 
     message_id = new_message_id(kind)
     headers = {

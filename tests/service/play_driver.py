@@ -75,10 +75,15 @@ class FormParser(HTMLParser):
             self._select = None
 
 
+LANGUAGE_SWITCH = "/language"
+"""The action of the language switch every page carries (service.i18n): not a form of the page."""
+
+
 def forms_of(html: str) -> list[Form]:
+    """The page's own forms, without the language switch."""
     parser = FormParser()
     parser.feed(html)
-    return parser.forms
+    return [form for form in parser.forms if form.action != LANGUAGE_SWITCH]
 
 
 @dataclass(frozen=True)

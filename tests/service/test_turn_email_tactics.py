@@ -84,7 +84,7 @@ def test_redeploy_deserter_traitor_and_scout_are_listed_with_their_codes(
     assert "red 3 at flag 5: TRAITOR R3@5>1" in words
     assert "SCOUT troops troops tactics return R1" in words
     # Grouped: a line or two per card, not one per move (there are 60 moves).
-    tactics = text.split("Play a tactics card:")[1].split("Your private page")[0]
+    tactics = text.split("Play a tactics card:")[1].split("\n--\n")[0].split("Your private page")[0]
     assert len(tactics.strip().splitlines()) < 30
     assert len(engine.legal_moves(state)) > 60
     # The HTML part: the same, each destination a move link.
