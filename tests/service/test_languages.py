@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 
+import engine
 from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.models import Player
@@ -125,3 +129,48 @@ def test_player_language_column_defaults_to_none(app: Flask) -> None:
     with app.app_context(), session_scope() as session:
         player = find_or_add_player(session, "new@example.org", "New")
         assert isinstance(player, Player) and player.language is None
+
+
+def _your_turn_html(app: Flask, client: FlaskClient, reader: str | None, page: str) -> str:
+    """The HTML part of the "your turn" email to the seat to move (of language ``reader``),
+    queued while serving a page in ``page``."""
+    from service.games.rows import get_game
+    from service.games.seats import seats_of
+    from service.games.state import apply_moves, load_state
+    from service.outbox.models import OutboxMessage
+    from service.present.game_emails import queue_your_turn
+    from tests.service.play_driver import create_and_accept
+
+    game = create_and_accept(app, client)
+    with app.app_context(), session_scope() as session:
+        # One whole turn of the first player: the email then tells it, card by card.
+        state = load_state(session, get_game(session, game["id"]))
+        first = state.to_move
+        while state.to_move == first:
+            move = [m for m in engine.legal_moves(state) if m.card is not None][:1] or [
+                engine.legal_moves(state)[0]
+            ]
+            state, _ = apply_moves(session, game["id"], first, state.ply, move)
+    headers = {"Accept-Language": page}
+    with app.test_request_context("/", headers=headers), session_scope() as session:
+        row = get_game(session, game["id"])
+        state = load_state(session, row)
+        assert row.id is not None
+        player = seats_of(session, row.id)[state.to_move][1]
+        player.language = reader
+        queued = queue_your_turn(session, row, state)
+        assert isinstance(queued, OutboxMessage) and queued.html_body is not None
+        return html.unescape(queued.html_body)  # the part is ASCII: characters as references
+
+
+def test_an_emails_content_is_built_in_its_recipients_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Cards are named in words (aria-label) in the context the email is built from, not only
+    # in its templates: all of it must be in the recipient's language.
+    english = _your_turn_html(app, client, None, "ja")
+    assert not re.search(r'aria-label="[^"]*[赤橙黄緑青紫]', english)
+    assert re.search(r'aria-label="(red|orange|yellow|green|blue|purple) \d+"', english)
+    japanese = _your_turn_html(app, client, "ja", "en")
+    assert not re.search(r'aria-label="(red|orange|yellow|green|blue|purple) \d+"', japanese)
+    assert re.search(r'aria-label="[赤橙黄緑青紫]\d+"', japanese)
