@@ -120,7 +120,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> P
 
 
 def record_json(session: Session, game: Game) -> dict[str, object]:
-    """The finished game as a FORMATS.md record, with the seed, the players' names and the time
+    """The finished game as a docs/formats.md record, with the seed, the players' names and the time
     of every move. Raises RecordNotPublicError while the game is not over."""
     assert game.id is not None
     if game.status != GameStatus.FINISHED:
