@@ -3,8 +3,10 @@ seat's own view.
 
 The tree holds the seat's own decisions of what to play at the start of a turn, keyed by move;
 a node stands for everything the seat may know there (its information set), whatever the
-cards it cannot see. Each iteration samples one world consistent with the view
-(``determinise``), and walks down the tree choosing among the moves legal in that world by UCB,
+cards it cannot see. At the root, the best few moves of the thrifty appraisal are compared by
+sequential halving: in each round every move still in play meets the same sampled worlds
+(``determinise``, common random numbers), and the better half goes on to the next round. Below
+the root, an iteration walks down the tree choosing among the moves legal in its world by UCB,
 counting for each move how often it was available (a card drawn in one world is missing in
 another). The opponents answer with the normal level's judgement, and every seat draws and
 claims as it does (the claim prover deciding the flags); a decision below the tree is the normal
@@ -71,10 +73,10 @@ class _Node:
                 self.totals[move] = 0.0
                 self.available[move] = 0
 
-    def select(self, legal: set[Move] | None) -> Move | None:
-        """The move UCB prefers among those legal in this world (all when ``legal`` is None),
-        an unvisited one first; None when no move of the node is legal here."""
-        offered = [m for m in self.visits if legal is None or m in legal]
+    def select(self, legal: set[Move]) -> Move | None:
+        """The move UCB prefers among those legal in this world, an unvisited one first; None
+        when no move of the node is legal here."""
+        offered = [m for m in self.visits if m in legal]
         if not offered:
             return None
         for move in offered:
@@ -93,34 +95,38 @@ class _Node:
 
 def expert_move(view: PlayerView, rng: random.Random, *, budget: int | None = None) -> Move:
     """The expert level's move for ``view.seat``, which must be the seat to move. ``budget`` is
-    the number of iterations (default ``DEFAULT_ITERATIONS``; at least 1)."""
+    the number of iterations (default ``DEFAULT_ITERATIONS``; at least one world a round)."""
     iterations = DEFAULT_ITERATIONS if budget is None else max(1, budget)
     state = determinise(view)
     moves = legal_moves(state)
     if state.phase is not Phase.START or any(m.action is Action.CLAIM for m in moves):
         return normal_move(state, rng, NORMAL, moves)
-    candidates = shortlist(rank_moves(state, moves, NORMAL.weights, thrifty=True), ROOT_WIDTH)
-    if len(candidates) == 1:
-        return candidates[0]
+    alive = shortlist(rank_moves(state, moves, NORMAL.weights, thrifty=True), ROOT_WIDTH)
     root = _Node()
-    root.add(candidates)
+    root.add(alive)
     me = state.mover
-    for _ in range(iterations):
-        world = determinise(view, rng)
-        _iterate(root, world, me, random.Random(rng.getrandbits(64)))
-    return max(candidates, key=lambda m: (root.visits[m], root.totals[m]))
-
-
-def _iterate(root: _Node, world: GameState, me: int, rng: random.Random) -> None:
-    """One iteration: down the tree in ``world``, then appraise, and back up the value."""
-    path: list[tuple[_Node, Move]] = []
-    node: _Node | None = root
-    state = world
-    legal: set[Move] | None = None  # the root's moves are legal in every world
-    while node is not None:
-        move = node.select(legal)
-        if move is None:
+    rounds = max(1, math.ceil(math.log2(len(alive))))
+    for _ in range(rounds):
+        if len(alive) == 1:
             break
+        # every move alive meets the same worlds and chances (common random numbers)
+        for _ in range(max(1, iterations // rounds // len(alive))):
+            world = determinise(view, rng)
+            seed = rng.getrandbits(64)
+            for move in alive:
+                _iterate(root, move, world, me, random.Random(seed))
+        ranked = sorted(alive, key=lambda m: -root.totals[m] / max(1, root.visits[m]))
+        alive = ranked[: max(1, len(alive) // 2)]
+    return alive[0]
+
+
+def _iterate(root: _Node, first: Move, world: GameState, me: int, rng: random.Random) -> None:
+    """One iteration: ``first`` played in ``world``, then down the tree, then appraise, and
+    back up the value."""
+    path: list[tuple[_Node, Move]] = []
+    node, move = root, first
+    state = world
+    while True:
         path.append((node, move))
         state = _to_next_turn(state, move, me, rng)
         if state.result is not None:
@@ -133,12 +139,16 @@ def _iterate(root: _Node, world: GameState, me: int, rng: random.Random) -> None
             child = node.children[move] = _Node()
             ranked = rank_moves(state, legal_moves(state), NORMAL.weights, thrifty=True)
             child.add(shortlist(ranked, WIDTH))
-        node = child
-        legal = set(legal_moves(state)) if node is not None else None
+        if child is None:
+            break
+        chosen = child.select(set(legal_moves(state)))
+        if chosen is None:
+            break
+        node, move = child, chosen
     value = _value(state, me)
-    for visited, move in path:
-        visited.visits[move] += 1
-        visited.totals[move] += value
+    for visited, played in path:
+        visited.visits[played] += 1
+        visited.totals[played] += value
 
 
 def _to_next_turn(state: GameState, move: Move, me: int, rng: random.Random) -> GameState:
