@@ -31,8 +31,8 @@ from engine.state import GameState, Phase
 from engine.view import PlayerView
 
 DEFAULT_BUDGET = 12
-"""Worlds sampled per decision by default: about a third of a second of one core for a
-two-player move (docs/bots.md has the measurements)."""
+"""Worlds sampled per decision by default: well under a second of one core for a move
+(docs/bots.md has the measurements)."""
 
 SHORTLIST = 6
 """How many moves the search compares: the best of the thrifty appraisal's ranking."""
