@@ -13,7 +13,7 @@ claims as it does (the claim prover deciding the flags); a decision below the tr
 level's too. At the seat's next turn below the last node a new node grows (its moves: the few
 best of the thrifty appraisal in that world) once its parent has been visited often enough;
 the iteration ends there, or when the game ends, and the position is appraised from the seat
-with the world's hands known. The move played is the one visited most.
+with the world's hands known. The move left after the last round is played.
 
 The budget is a number of iterations, not a time: the same view, budget and generator give the
 same move on any machine.

@@ -7,8 +7,10 @@ either side there (the cards seen, its hand) and the flags that would win togeth
 card only when that gains more than keeping it. It draws a tactics card now and then, troops
 otherwise, and after a Scout puts back the cards it misses least.
 
-The same search with a *thrifty* appraisal (a card played is also missed at the other flags it
-could have served) is the strong level's first judgement (``rank_moves``).
+The normal level judges with the *thrifty* appraisal: a card played is also missed at the other
+flags it could have served (``rank_moves``, the search levels' first judgement too). The easy
+level and the ``normal-2026`` baseline judge each move by the flag it touches only, the rest of
+the hand as it was, and the easy level now and then plays any card at all.
 
 It reads the hand of the seat to move and the open cards of the position only, so it plays the
 same on any determinisation of a seat's view, and can play every seat of a simulated game.
