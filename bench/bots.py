@@ -1,161 +1,255 @@
 """The computer opponent's strength and speed: ``python -m bench.bots`` from the repository root.
 
-The matches issue 11 asks for, each seat changed every game and every round of seats sharing a
-deal (``engine.play_match``):
+Every level against every other (issue 26), in four variants: battleline under standard and
+under advanced claims, schotten-totten, battleline-3p. A match plays ``--games`` games (default
+400); the measured level changes seat every game and every round of seats shares a deal
+(``engine.play_match``), so both levels play every seat of every deal. With three players the
+measured level holds one seat and the other level the other two (a third of the wins is par).
 
-- ``normal`` against ``random``, in ``battleline`` and in ``schotten-totten``: wins 95% or more;
-- ``strong`` against ``normal`` in ``battleline``: wins 60% or more;
-- ``strong`` spends at most 1 s of CPU per move (the median, on one core). Two medians are
-  shown: over every move the bot makes (claims and draws included, which take no search) and
-  over its choices of what to play at the start of a turn (the decisions it searches); the aim
-  is checked against the second, the stricter.
+Each row gives the measured level's wins with a 95% Wilson confidence interval, and the CPU
+milliseconds per card choice (a choice of what to play at the start of a turn; claims and
+draws take no search) of both levels: median and worst. Below the table, the aims: the new
+``normal`` beats ``normal-2026`` (the level before issue 26, kept as a baseline) in 70% of the
+games or more, ``strong`` beats ``strong-2026`` in 60% or more, ``expert`` beats ``strong`` in
+60% or more, and every level spends at most 1 s per card choice (median) and 3 s at worst.
 
 Times are CPU seconds of this process (``time.process_time``), so other work on the machine
 does not count against a move. Nothing here asserts: it reports, one table (or with ``--json``
-one JSON object a line). ``--games`` shrinks every match for a quick run.
+one JSON object a line). ``--games``, ``--levels`` and ``--variants`` shrink the run.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from bench.report import Column, Table, arguments, json_line
-from engine import RULESETS, MatchResult, play_match
-from engine.bots import DEFAULT_BUDGET
+from engine import RULESETS, ClaimTiming, play_match
+from engine.bots.levels import Baseline, BotLevel
 
-STRONG_MS_AIM = 1000.0
-"""The strong level's median CPU milliseconds per move, at most (issue 11), checked against the
-median of its searched decisions."""
+LEVELS = (
+    BotLevel.RANDOM.value,
+    BotLevel.EASY.value,
+    Baseline.NORMAL_2026.value,
+    BotLevel.NORMAL.value,
+    Baseline.STRONG_2026.value,
+    BotLevel.STRONG.value,
+    BotLevel.EXPERT.value,
+)
+"""Every level and baseline, weakest first: each row measures the later against the earlier."""
 
 
 @dataclass(frozen=True)
-class Trial:
-    """One match of the bench and the share of games it should win."""
+class Variant:
+    """A ruleset under one claim timing."""
 
-    bot: str
-    against: str
+    name: str
     ruleset: str
-    aim: float
+    claims: ClaimTiming
 
 
-TRIALS = (
-    Trial("normal", "random", "battleline", 0.95),
-    Trial("normal", "random", "schotten-totten", 0.95),
-    Trial("strong", "normal", "battleline", 0.60),
+VARIANTS = (
+    Variant("battleline/standard", "battleline", ClaimTiming.STANDARD),
+    Variant("battleline/advanced", "battleline", ClaimTiming.ADVANCED),
+    Variant("schotten-totten", "schotten-totten", RULESETS["schotten-totten"].default_claims),
+    Variant("battleline-3p", "battleline-3p", RULESETS["battleline-3p"].default_claims),
 )
 
+AIMS = {
+    (BotLevel.NORMAL.value, Baseline.NORMAL_2026.value): 0.70,
+    (BotLevel.STRONG.value, Baseline.STRONG_2026.value): 0.60,
+    (BotLevel.EXPERT.value, BotLevel.STRONG.value): 0.60,
+}
+"""The share of games a level must win against another, by (level, other)."""
 
-def run_trial(trial: Trial, games: int, seed: str, budget: int | None) -> tuple[MatchResult, float]:
-    """Play one match; return its result and the CPU seconds it took in all."""
+MEDIAN_MS_AIM = 1000.0
+WORST_MS_AIM = 3000.0
+"""CPU milliseconds per card choice, at most: the median and the worst (issue 26)."""
+
+Z95 = 1.959964
+
+
+def wilson(wins: float, games: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share of ``wins`` in ``games``."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * games)) / (1 + z2 / games)
+    half = Z95 * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games)) / (1 + z2 / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def ms(values: Sequence[float], worst: bool = False) -> float | None:
+    """Median (or worst) of CPU seconds, in milliseconds; None without values."""
+    if not values:
+        return None
+    return round((max(values) if worst else statistics.median(values)) * 1000, 1)
+
+
+def run_match(level: str, other: str, variant: Variant, games: int, seed: str) -> dict[str, Any]:
+    """One match of the table as a JSON object; the per-choice times ride along under
+    ``_times`` (the level's and the other's) for the summary."""
     began = time.process_time()
     result = play_match(
-        trial.bot,
-        trial.against,
+        level,
+        other,
         games,
-        seed,
-        RULESETS[trial.ruleset],
-        budget=budget,
+        f"{seed}/{variant.name}",
+        RULESETS[variant.ruleset],
+        variant.claims,
         clock=time.process_time,
     )
-    return result, time.process_time() - began
-
-
-def figures(trial: Trial, result: MatchResult, seconds: float) -> dict[str, Any]:
-    """The match's JSON line with its aim and whether it was met."""
-    data = result.to_json()
-    rate = result.wins / result.games
-    data.update(
-        {
-            "aim": trial.aim,
-            "ok": rate >= trial.aim,
-            "cpu_seconds": round(seconds, 1),
-        }
-    )
-    if trial.bot == "strong":
-        data["ms_aim"] = STRONG_MS_AIM
-        searched = data["ms_per_play"]
-        data["ms_ok"] = searched is not None and searched <= STRONG_MS_AIM
-    return data
+    low, high = wilson(result.wins, result.games)
+    aim = AIMS.get((level, other)) if variant.ruleset != "battleline-3p" else None
+    return {
+        "level": level,
+        "against": other,
+        "variant": variant.name,
+        "games": result.games,
+        "wins": result.wins,
+        "losses": result.losses,
+        "draws": result.draws,
+        "win_rate": round(result.wins / result.games, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "aim": aim,
+        "ok": None if aim is None else result.wins / result.games >= aim,
+        "ms_median": ms(result.play_times),
+        "ms_worst": ms(result.play_times, worst=True),
+        "against_ms_median": ms(result.against_play_times),
+        "against_ms_worst": ms(result.against_play_times, worst=True),
+        "cpu_seconds": round(time.process_time() - began, 1),
+        "_times": (result.play_times, result.against_play_times),
+    }
 
 
 TABLE = Table(
     (
-        Column("match", 22, left=True),
-        Column("ruleset", 17, left=True),
+        Column("match", 26, left=True),
+        Column("variant", 21, left=True),
         Column("games", 6),
-        Column("won", 6),
-        Column("lost", 6),
+        Column("won", 5),
+        Column("lost", 5),
         Column("drawn", 6),
-        Column("win %", 8, ".1%"),
-        Column("aim", 6, ".0%"),
-        Column("", 5),
-        Column("ms/move", 9, ".1f"),
-        Column("ms/play", 9, ".1f"),
-        Column("ms max", 9, ".1f"),
-        Column("cpu s", 8, ".0f"),
+        Column("win %", 7, ".1%"),
+        Column("95% CI", 14),
+        Column("aim", 5, ".0%"),
+        Column("", 4),
+        Column("ms med", 8, ".1f"),
+        Column("ms max", 8, ".1f"),
+        Column("its med", 8, ".1f"),
+        Column("its max", 8, ".1f"),
     )
 )
 
 
 def table_row(data: dict[str, Any]) -> str:
     """One match as a row of the table."""
+    low, high = data["ci95"]
+    mark = "" if data["ok"] is None else ("ok" if data["ok"] else "LOW")
     return TABLE.row(
-        data["bot"] + " v " + data["against"],
-        data["ruleset"],
+        data["level"] + " v " + data["against"],
+        data["variant"],
         data["games"],
         data["wins"],
         data["losses"],
         data["draws"],
         data["win_rate"],
+        f"{low:.1%}-{high:.1%}",
         data["aim"],
-        "ok" if data["ok"] else "LOW",
-        data["ms_per_move"],
-        data["ms_per_play"],
-        data["ms_max"],
-        data["cpu_seconds"],
+        mark,
+        data["ms_median"],
+        data["ms_worst"],
+        data["against_ms_median"],
+        data["against_ms_worst"],
     )
 
 
+def speed_summary(times: dict[str, list[float]]) -> list[dict[str, Any]]:
+    """Per level, its CPU milliseconds per card choice over the whole run, against the aims."""
+    out = []
+    for level in LEVELS:
+        values = times.get(level)
+        if not values:
+            continue
+        median, worst = ms(values), ms(values, worst=True)
+        assert median is not None and worst is not None
+        out.append(
+            {
+                "level": level,
+                "choices": len(values),
+                "ms_median": median,
+                "ms_worst": worst,
+                "ok": median <= MEDIAN_MS_AIM and worst <= WORST_MS_AIM,
+            }
+        )
+    return out
+
+
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
-    """Run every match of the bench and report it."""
+    """Run every match of the table and report it."""
     parser = arguments(__doc__)
-    parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
+    parser.add_argument("--games", type=int, default=400, help="games per match (default 400)")
     parser.add_argument(
-        "--budget",
-        type=int,
-        default=None,
-        help=f"the strong level's worlds per decision (default {DEFAULT_BUDGET})",
+        "--levels",
+        default=",".join(LEVELS),
+        help="comma-separated levels to pair (default: all, " + ",".join(LEVELS) + ")",
+    )
+    parser.add_argument(
+        "--variants",
+        default=",".join(v.name for v in VARIANTS),
+        help="comma-separated variants (default: all four)",
     )
     parser.add_argument("--seed", default="bench", help="deals and choices follow from it")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    levels = [name for name in LEVELS if name in args.levels.split(",")]
+    unknown = set(args.levels.split(",")) - set(LEVELS)
+    variants = [v for v in VARIANTS if v.name in args.variants.split(",")]
+    if unknown or len(levels) < 2 or not variants:
+        parser.error(
+            "--levels needs two or more of "
+            + ", ".join(LEVELS)
+            + "; --variants some of "
+            + ", ".join(v.name for v in VARIANTS)
+        )
     if not args.json:
-        out.write(f"Python {sys.version.split()[0]}; strong budget {args.budget or DEFAULT_BUDGET}")
-        out.write(" worlds per decision; CPU time of one core\n")
-        out.write("ms/move: median over all the bot's moves (claims and draws included); ")
-        out.write("ms/play: median over its choices of a card at the start of a turn\n\n")
+        out.write(f"Python {sys.version.split()[0]}; CPU time of one core; {args.games} games ")
+        out.write("a match, seats swapped; ms: per card choice, of the level (med, max) and of ")
+        out.write("the level it meets (its med, its max)\n\n")
         out.write(TABLE.header() + "\n")
         out.flush()
-    strong_ms: float | None = None
-    for trial in TRIALS:
-        result, seconds = run_trial(trial, args.games, args.seed, args.budget)
-        data = figures(trial, result, seconds)
-        if trial.bot == "strong":
-            strong_ms = data["ms_per_play"]
-        if args.json:
-            json_line(data, out)
-        else:
-            out.write(table_row(data) + "\n")
-        out.flush()
-    if not args.json and strong_ms is not None:
-        mark = "ok" if strong_ms <= STRONG_MS_AIM else "OVER"
+    times: dict[str, list[float]] = {}
+    for variant in variants:
+        for i, level in enumerate(levels):
+            for other in levels[:i]:
+                data = run_match(level, other, variant, args.games, args.seed)
+                mine, theirs = data.pop("_times")
+                times.setdefault(level, []).extend(mine)
+                times.setdefault(other, []).extend(theirs)
+                if args.json:
+                    json_line(data, out)
+                else:
+                    out.write(table_row(data) + "\n")
+                out.flush()
+    speeds = speed_summary(times)
+    if args.json:
+        for record in speeds:
+            json_line({"speed": record}, out)
+        return 0
+    out.write(f"\nms per card choice over the run (aim: median <= {MEDIAN_MS_AIM:.0f}, ")
+    out.write(f"worst <= {WORST_MS_AIM:.0f})\n")
+    for record in speeds:
+        mark = "ok" if record["ok"] else "OVER"
         out.write(
-            f"\nstrong median ms per searched move {strong_ms:.1f} "
-            f"(aim: at most {STRONG_MS_AIM:.0f}) {mark}\n"
+            f"{record['level']:<14}{record['choices']:>8} choices"
+            f"  median {record['ms_median']:>8.1f}  worst {record['ms_worst']:>8.1f}  {mark}\n"
         )
     return 0
 

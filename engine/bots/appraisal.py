@@ -59,6 +59,16 @@ class Weights:
 
 DEFAULT_WEIGHTS = Weights()
 
+WEIGHTS_2026 = Weights(
+    in_hand=0.85,
+    adjacency=0.5,
+    tactic_in_hand=0.12,
+    leader_in_hand=0.3,
+    horizon=5.0,
+    fog_spread=3.0,
+)
+"""The weights of the levels before issue 26, frozen for the bench's baselines."""
+
 # what a wild card may stand for (R11), and what it counts under Fog
 _WILD_VALUES = {
     Tactic.ALEXANDER.value: None,

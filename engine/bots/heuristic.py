@@ -7,8 +7,10 @@ either side there (the cards seen, its hand) and the flags that would win togeth
 card only when that gains more than keeping it. It draws a tactics card now and then, troops
 otherwise, and after a Scout puts back the cards it misses least.
 
-The same search with a *thrifty* appraisal (a card played is also missed at the other flags it
-could have served) is the strong level's first judgement (``rank_moves``).
+The normal level judges with the *thrifty* appraisal: a card played is also missed at the other
+flags it could have served (``rank_moves``, the search levels' first judgement too). The easy
+level and the ``normal-2026`` baseline judge each move by the flag it touches only, the rest of
+the hand as it was, and the easy level now and then plays any card at all.
 
 It reads the hand of the seat to move and the open cards of the position only, so it plays the
 same on any determinisation of a seat's view, and can play every seat of a simulated game.
@@ -18,10 +20,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 from engine.apply import apply
-from engine.bots.appraisal import DEFAULT_WEIGHTS, Appraiser, Weights
+from engine.bots.appraisal import DEFAULT_WEIGHTS, WEIGHTS_2026, Appraiser, Weights
 from engine.cards import Card, is_tactic
 from engine.legal import legal_moves, tactics_allowed
 from engine.moves import Action, Deck, Move
@@ -30,17 +33,44 @@ from engine.state import GameState, Phase
 SCOUT_GAIN = 0.15
 """What three more cards to choose from are worth to the appraisal, beyond the Scout itself."""
 
+EASY_SLIP = 0.35
+"""How often the easy level plays any card instead of the one its appraisal likes best."""
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How the one-move-deep player judges: the appraisal's weights, and whether a card played
+    is also missed at the other flags it could have served (``thrifty``)."""
+
+    weights: Weights
+    thrifty: bool
+
+
+NORMAL = Style(DEFAULT_WEIGHTS, thrifty=True)
+"""The normal level (and the strong level's playouts)."""
+NORMAL_2026 = Style(WEIGHTS_2026, thrifty=False)
+"""The normal level before issue 26: the bench's baseline."""
+
+
+def easy_move(state: GameState, rng: random.Random) -> Move:
+    """The easy level's move: the normal level's quick judgement, except that now and then it
+    plays any card at all; it claims what it can prove, and draws as the normal level does."""
+    moves = legal_moves(state)
+    choosing = state.phase is Phase.START and not any(m.action is Action.CLAIM for m in moves)
+    if choosing and rng.random() < EASY_SLIP:
+        return rng.choice(moves)
+    return normal_move(state, rng, NORMAL_2026, moves)
+
 
 def normal_move(
     state: GameState,
     rng: random.Random,
-    weights: Weights = DEFAULT_WEIGHTS,
+    style: Style = NORMAL,
     moves: Sequence[Move] | None = None,
-    thrifty: bool = False,
 ) -> Move:
-    """The move the normal level makes for the seat to move (``moves``: its legal moves, when
-    already known; ``thrifty``: judge with the strong level's appraisal). Raises ValueError
-    when the game is over."""
+    """The move the one-move-deep player of ``style`` makes for the seat to move (``moves``:
+    its legal moves, when already known). Raises ValueError when the game is over."""
+    weights = style.weights
     if moves is None:
         moves = legal_moves(state)
     if not moves:
@@ -57,7 +87,7 @@ def normal_move(
         if draws:
             return draw_choice(state, draws, scouting=True)
         return scout_return(state, moves, weights)
-    ranked = rank_moves(state, moves, weights, thrifty)
+    ranked = rank_moves(state, moves, weights, style.thrifty)
     best = ranked[0][0]
     ties = [m for score, m in ranked if score >= best - 1e-9]
     return ties[0] if len(ties) == 1 else rng.choice(ties)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.apply import apply
-from engine.bots.levels import BotLevel, choose_move
+from engine.bots.levels import Baseline, BotLevel, choose_move, level_of
 from engine.deal import deal_from_seed, start
 from engine.rulesets import ClaimTiming, Ruleset
 from engine.state import Phase, Seat
@@ -28,13 +28,14 @@ MAX_PLIES = 5000
 class MatchResult:
     """The outcome of a match, from the side of ``bot``."""
 
-    bot: BotLevel
-    against: BotLevel
+    bot: BotLevel | Baseline
+    against: BotLevel | Baseline
     ruleset: str
     claims: ClaimTiming
     seed: str
     budget: int | None
-    """The strong level's budget (worlds per decision); None for its default."""
+    """The search levels' budget (the strong level's worlds, the expert's iterations per
+    decision); None for their defaults."""
     games: int = 0
     wins: int = 0
     losses: int = 0
@@ -47,6 +48,8 @@ class MatchResult:
     play_times: list[float] = field(default_factory=list)
     """CPU seconds of each move of the bot that chose what to play at the start of a turn (the
     decisions the strong level searches; claims and draws left out)."""
+    against_play_times: list[float] = field(default_factory=list)
+    """The same for the seats of ``against`` (not in the JSON line)."""
 
     def to_json(self) -> dict[str, Any]:
         """The one JSON line of ``python -m engine match``: counts, and the bot's median CPU
@@ -76,8 +79,8 @@ class MatchResult:
 
 
 def play_match(
-    bot: BotLevel | str,
-    against: BotLevel | str,
+    bot: BotLevel | Baseline | str,
+    against: BotLevel | Baseline | str,
     games: int,
     seed: str,
     ruleset: Ruleset,
@@ -90,10 +93,10 @@ def play_match(
 
     The bot changes seat every game (A, B, and C with three players), and the games of one
     round of seats share a deal, so that each level plays every seat of it. ``budget`` is passed
-    to both levels (the strong level's worlds per decision). Raises ValueError for a bad level
-    or a count below 1.
+    to both levels (``choose_move``); a level may also be a ``Baseline``. Raises ValueError for
+    a bad level or a count below 1.
     """
-    bot, against = BotLevel(bot), BotLevel(against)
+    bot, against = level_of(bot), level_of(against)
     if games < 1:
         raise ValueError("a match has at least one game")
     claims = claims or ruleset.default_claims
@@ -110,11 +113,15 @@ def play_match(
             seen = player_view(state, seat)
             began = clock() if clock is not None else 0.0
             move = choose_move(seen, level, rngs[seat], budget=budget)
-            if clock is not None and seat == mine:
+            if clock is not None:
                 spent = clock() - began
-                result.times.append(spent)
-                if state.phase is Phase.START and not seen.claimable:
-                    result.play_times.append(spent)
+                choosing = state.phase is Phase.START and not seen.claimable
+                if seat == mine:
+                    result.times.append(spent)
+                    if choosing:
+                        result.play_times.append(spent)
+                elif choosing:
+                    result.against_play_times.append(spent)
             state, _ = apply(state, move)
             if state.ply > MAX_PLIES:
                 raise RuntimeError(f"game {game} of the match did not end in {MAX_PLIES} moves")

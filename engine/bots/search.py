@@ -19,19 +19,20 @@ same move on any machine.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from engine.apply import apply
-from engine.bots.appraisal import DEFAULT_WEIGHTS, Appraiser, Weights
+from engine.bots.appraisal import Appraiser
 from engine.bots.determinise import determinise
-from engine.bots.heuristic import normal_move, rank_moves
+from engine.bots.heuristic import NORMAL, NORMAL_2026, Style, normal_move, rank_moves
 from engine.legal import legal_moves
 from engine.moves import Action, Move
 from engine.state import GameState, Phase
 from engine.view import PlayerView
 
 DEFAULT_BUDGET = 12
-"""Worlds sampled per decision by default: well within a second of one core for a two-player
-move (docs/bots.md has the measurements)."""
+"""Worlds sampled per decision by default: well under a second of one core for a move
+(docs/bots.md has the measurements)."""
 
 SHORTLIST = 6
 """How many moves the search compares: the best of the thrifty appraisal's ranking."""
@@ -40,35 +41,50 @@ WIN = 100.0
 """The appraisal of a game won (a lost one is its negative): above any position."""
 
 
+@dataclass(frozen=True, slots=True)
+class Search:
+    """What the search plays: the one-move-deep ``playout`` style every seat of a sampled world
+    follows, and the worlds sampled when no budget is given."""
+
+    playout: Style
+    worlds: int
+
+
+STRONG = Search(NORMAL, DEFAULT_BUDGET)
+STRONG_2026 = Search(NORMAL_2026, 12)
+"""The strong level before issue 26: the bench's baseline."""
+
+
 def strong_move(
     view: PlayerView,
     rng: random.Random,
+    search: Search = STRONG,
     *,
     budget: int | None = None,
-    weights: Weights = DEFAULT_WEIGHTS,
 ) -> Move:
     """The strong level's move for ``view.seat``, which must be the seat to move. ``budget`` is
-    the number of worlds sampled (default ``DEFAULT_BUDGET``; at least 1)."""
-    worlds = DEFAULT_BUDGET if budget is None else max(1, budget)
+    the number of worlds sampled (default ``search.worlds``; at least 1)."""
+    worlds = search.worlds if budget is None else max(1, budget)
+    weights = search.playout.weights
     state = determinise(view)
     moves = legal_moves(state)
     if state.phase is not Phase.START or any(m.action is Action.CLAIM for m in moves):
-        return normal_move(state, rng, weights, moves, thrifty=True)
-    shortlist = _shortlist(rank_moves(state, moves, weights, thrifty=True))
-    if len(shortlist) == 1:
-        return shortlist[0]
+        return normal_move(state, rng, Style(weights, thrifty=True), moves)
+    candidates = shortlist(rank_moves(state, moves, weights, thrifty=True), SHORTLIST)
+    if len(candidates) == 1:
+        return candidates[0]
     me = state.mover
-    totals = [0.0] * len(shortlist)
+    totals = [0.0] * len(candidates)
     for _ in range(worlds):
         world = determinise(view, rng)
         seed = rng.getrandbits(64)
-        for i, move in enumerate(shortlist):
-            totals[i] += _play_out(world, move, me, random.Random(seed), weights)
-    best = max(range(len(shortlist)), key=lambda i: (totals[i], -i))
-    return shortlist[best]
+        for i, move in enumerate(candidates):
+            totals[i] += play_out(world, move, me, random.Random(seed), search.playout)
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    return candidates[best]
 
 
-def _shortlist(ranked: list[tuple[float, Move]]) -> list[Move]:
+def shortlist(ranked: list[tuple[float, Move]], size: int) -> list[Move]:
     """The best moves of a ranking, one of each set the appraisal cannot tell apart (the same
     card to any of several flags nobody has begun): the search compares different ideas."""
     chosen: list[Move] = []
@@ -79,18 +95,17 @@ def _shortlist(ranked: list[tuple[float, Move]]) -> list[Move]:
             continue
         seen.add(same)
         chosen.append(move)
-        if len(chosen) == SHORTLIST:
+        if len(chosen) == size:
             break
     return chosen
 
 
-def _play_out(world: GameState, move: Move, me: int, rng: random.Random, weights: Weights) -> float:
-    """Play ``move`` in ``world``, let every seat go on with the normal level until the seat is
-    to start its next turn, and appraise what it finds then (``WIN`` or ``-WIN`` if the game
-    ended)."""
+def play_out(world: GameState, move: Move, me: int, rng: random.Random, style: Style) -> float:
+    """Play ``move`` in ``world``, let every seat go on in ``style`` until the seat is to start
+    its next turn, and appraise what it finds then (``WIN`` or ``-WIN`` if the game ended)."""
     state, _ = apply(world, move)
     while state.result is None and not (state.mover == me and state.phase is Phase.START):
-        state, _ = apply(state, normal_move(state, rng, weights))
+        state, _ = apply(state, normal_move(state, rng, style))
     if state.result is not None:
         return _result(state, me)
     # the claims it may make at once count as made
@@ -101,7 +116,7 @@ def _play_out(world: GameState, move: Move, me: int, rng: random.Random, weights
         state, _ = apply(state, claims[0])
     if state.result is not None:
         return _result(state, me)
-    return Appraiser.knowing(state, me, weights).value(state)
+    return Appraiser.knowing(state, me, style.weights).value(state)
 
 
 def _result(state: GameState, me: int) -> float:

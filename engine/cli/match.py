@@ -11,11 +11,11 @@ import json
 import resource
 from typing import TextIO
 
-from engine.bots.levels import BotLevel
+from engine.bots.levels import Baseline, BotLevel
 from engine.bots.match import play_match
 from engine.rulesets import RULESETS, ClaimTiming, get_ruleset
 
-LEVELS = [level.value for level in BotLevel]
+LEVELS = [level.value for level in (*BotLevel, *Baseline)]
 
 
 def cpu_seconds() -> float:
@@ -52,7 +52,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--budget",
         type=_positive,
         default=None,
-        help="the strong level's sampled worlds per decision (default: its own)",
+        help="the strong level's sampled worlds, the expert's iterations, per decision "
+        "(default: their own)",
     )
 
 

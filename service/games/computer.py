@@ -24,7 +24,18 @@ COMPUTER_DOMAIN = "computer.invalid"
 server would ever take one, even if something tried to send to it."""
 
 COMPUTER_LEVELS = tuple(level.value for level in BotLevel)
-"""``random``, ``normal``, ``strong`` (engine.bots)."""
+"""``random``, ``easy``, ``normal``, ``strong``, ``expert`` (engine.bots), weakest first."""
+
+COMPUTER_LEVEL_WORDS: engine.FrozenMap[str, str] = engine.FrozenMap(
+    {
+        BotLevel.RANDOM.value: "plays any card at all, to learn the rules against",
+        BotLevel.EASY.value: "knows what it wants but often plays a careless card",
+        BotLevel.NORMAL.value: "plays the card that helps its flags most: a fair game for anyone",
+        BotLevel.STRONG.value: "thinks ahead about the cards it cannot see: for a practised player",
+        BotLevel.EXPERT.value: "searches deepest, about a second a move: the strongest it can be",
+    }
+)
+"""Each level in words a player understands, for the new-game form."""
 
 MOVES_PER_TURN_MAX = 24
 """More moves than any turn takes (claims, a card, a Scout's draws and returns, the draw): a

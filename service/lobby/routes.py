@@ -18,7 +18,7 @@ import engine
 from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
-from service.games.computer import COMPUTER_LEVELS
+from service.games.computer import COMPUTER_LEVEL_WORDS, COMPUTER_LEVELS
 from service.games.seats import seat_for_token, seats_of
 from service.links import private_page_url
 from service.lobby import bp, rematch_confirm
@@ -86,6 +86,7 @@ def _render_new_game(
             max_name_length=MAX_NAME_LENGTH,
             signed_in=signed_in,
             computer_levels=COMPUTER_LEVELS,
+            computer_level_words=COMPUTER_LEVEL_WORDS,
         ),
         status,
     )

@@ -31,13 +31,16 @@ from engine import (
     start,
 )
 from engine.bots.determinise import determinise, unseen_cards
+from engine.bots.levels import Baseline
 from tests.engine.builders import all_cards, position
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVELS = list(BotLevel)
+EVERY_LEVEL = [*BotLevel, *Baseline]
+SEARCHING = {BotLevel.STRONG, BotLevel.EXPERT, Baseline.STRONG_2026}
 TINY = 1
-"""The strong level's budget in tests: one sampled world per decision keeps them quick (how
-strong it is, and how fast, is bench/bots.py's business)."""
+"""The search levels' budget in tests: one sampled world (or iteration) per decision keeps them
+quick (how strong they are, and how fast, is bench/bots.py's business)."""
 
 rulesets = st.sampled_from(sorted(RULESETS))
 claim_timings = st.sampled_from(list(ClaimTiming))
@@ -110,7 +113,7 @@ def test_two_worlds_differ_only_in_what_the_seat_cannot_see() -> None:
     assert player_view(first, "B") != player_view(second, "B"), "B's own hand differs"
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", EVERY_LEVEL)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_other_hand_and_the_deck_order_do_not_change_the_choice(
     level: BotLevel, seed: int
@@ -157,13 +160,40 @@ def test_the_bot_chooses_a_legal_move_in_every_variant(
     ruleset: str, claims: ClaimTiming, level: BotLevel, seed: int, pick: random.Random
 ) -> None:
     positions = random_positions(ruleset, claims, seed)
-    # every phase of a turn comes up in a game; the strong level is checked at fewer positions
-    count = 6 if level is BotLevel.STRONG else 40
+    # every phase of a turn comes up in a game; the search levels are checked at fewer positions
+    count = 6 if level in SEARCHING else 40
     for state in pick.sample(positions, min(count, len(positions))):
         move = choose_move(
             player_view(state, state.to_move), level, random.Random(seed), budget=TINY
         )
         assert move in legal_moves(state), (str(move), state.phase)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    ruleset=rulesets,
+    claims=claim_timings,
+    level=st.sampled_from(EVERY_LEVEL),
+    seed=st.integers(0, 10**6),
+    pick=st.randoms(),
+)
+def test_every_level_chooses_legally_and_alike_whatever_the_seat_cannot_see(
+    ruleset: str, claims: ClaimTiming, level: BotLevel | Baseline, seed: int, pick: random.Random
+) -> None:
+    positions = random_positions(ruleset, claims, seed)
+    for state in pick.sample(positions, min(3 if level in SEARCHING else 12, len(positions))):
+        seat = state.to_move
+        seen = player_view(state, seat)
+        # another world the seat cannot tell from this one: the other hands and the decks
+        # dealt again from the cards it has not seen
+        other = determinise(seen, random.Random(seed + 1))
+        assert player_view(other, seat) == seen
+        moves = [
+            choose_move(player_view(world, seat), level, random.Random(seed), budget=2)
+            for world in (state, other)
+        ]
+        assert moves[0] == moves[1]
+        assert moves[0] in legal_moves(state) and moves[1] in legal_moves(other)
 
 
 @pytest.mark.parametrize("level", ["sometimes", ""])
@@ -202,7 +232,7 @@ def test_the_bot_claims_a_provable_flag_at_once() -> None:
 @pytest.mark.parametrize("level", LEVELS)
 def test_each_level_plays_whole_games_in_every_ruleset(ruleset: str, level: BotLevel) -> None:
     rs = RULESETS[ruleset]
-    games = 1 if level is BotLevel.STRONG else rs.players
+    games = 1 if level in SEARCHING else rs.players
     for claims in ClaimTiming:
         result = play_match(level, "normal", games, f"whole/{claims}", rs, claims, budget=TINY)
         assert result.games == games == result.wins + result.losses + result.draws

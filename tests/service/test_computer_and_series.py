@@ -17,7 +17,7 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games.computer import computer_email
+from service.games.computer import COMPUTER_LEVEL_WORDS, computer_email
 from service.games.move_log import move_log
 from service.games.rows import get_game
 from service.games.seats import seats_of
@@ -170,6 +170,19 @@ def _finish_turn(game_id: int, seat: str) -> None:
             if state.to_move != seat or state.result is not None:
                 return
             apply_moves(session, game_id, seat, state.ply, [engine.legal_moves(state)[0]])
+
+
+def test_the_form_offers_every_level_weakest_first_in_words_a_player_understands(
+    app: Flask,
+) -> None:
+    page = app.test_client().get("/games/new").get_data(as_text=True)
+    places = []
+    for level in ("random", "easy", "normal", "strong", "expert"):
+        words = COMPUTER_LEVEL_WORDS[level]
+        assert f"The computer, {level}: {words}</option>" in page
+        places.append(page.index(words))
+    assert places == sorted(places)
+    assert "2026" not in page, "the bench's baselines are not offered"
 
 
 def test_nobody_can_name_the_computer_s_address_or_an_unknown_level() -> None:
