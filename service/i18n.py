@@ -21,7 +21,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, has_request_context, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    g,
+    has_app_context,
+    has_request_context,
+    redirect,
+    request,
+    url_for,
+)
 from flask import session as cookie
 from flask_babel import Babel, force_locale, get_locale
 
@@ -79,10 +89,21 @@ def select_page_language() -> str:
     return request.accept_languages.best_match(LANGUAGE_CODES) or DEFAULT_LANGUAGE
 
 
+_PAGE_LANGUAGE = "_page_language"
+"""``flask.g``'s copy of ``page_language``: a page asks once per card it draws, and Flask-Babel's
+``get_locale`` costs twenty times the cached drawing of a card."""
+
+
 def page_language() -> str:
     """The code of the language the current page or email is being written in."""
-    locale = get_locale()
-    return locale.language if locale is not None else DEFAULT_LANGUAGE
+    if not has_app_context():
+        return DEFAULT_LANGUAGE
+    code: str | None = g.get(_PAGE_LANGUAGE)
+    if code is None:
+        locale = get_locale()
+        code = locale.language if locale is not None else DEFAULT_LANGUAGE
+        setattr(g, _PAGE_LANGUAGE, code)
+    return code
 
 
 def adopt_page_language(player: Player) -> None:
@@ -96,8 +117,16 @@ def adopt_page_language(player: Player) -> None:
 def recipient_language(code: str | None) -> Iterator[None]:
     """Within this block, gettext and Babel's formats speak ``code`` (a recipient's saved
     language; None or unknown: English)."""
-    with force_locale(checked_language(code) or DEFAULT_LANGUAGE):
-        yield
+    language = checked_language(code) or DEFAULT_LANGUAGE
+    outer = g.get(_PAGE_LANGUAGE) if has_app_context() else None
+    with force_locale(language):
+        if has_app_context():
+            setattr(g, _PAGE_LANGUAGE, language)
+        try:
+            yield
+        finally:
+            if has_app_context():
+                setattr(g, _PAGE_LANGUAGE, outer)
 
 
 def _safe_next(target: str | None) -> str:
