@@ -3,7 +3,7 @@ muting a game. Functions work in the caller's session and leave the commit to it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -120,6 +120,32 @@ class BouncingAddress:
     email: str
     since: datetime
     reason: str
+
+
+@dataclass(frozen=True)
+class BounceNotice:
+    """A bouncing address as one reader's page tells it."""
+
+    player_name: str
+    yours: bool
+    """The reader's own address: only then is ``email`` given."""
+    email: str | None
+    since: datetime
+
+
+def bounce_notices(
+    bouncing: Iterable[BouncingAddress], reader_seat: str
+) -> tuple[BounceNotice, ...]:
+    """``bouncing`` as ``reader_seat``'s page says it: their own address, others' names only."""
+    return tuple(
+        BounceNotice(
+            player_name=b.player_name,
+            yours=b.seat == reader_seat,
+            email=b.email if b.seat == reader_seat else None,
+            since=b.since,
+        )
+        for b in bouncing
+    )
 
 
 def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:

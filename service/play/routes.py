@@ -31,7 +31,7 @@ from service.games.series import series_score, series_version
 from service.games.state import apply_to_locked, load_state, state_at
 from service.links import external_url
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
-from service.outbox.addresses import BouncingAddress, bouncing_addresses
+from service.outbox.addresses import BouncingAddress, bounce_notices, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
 from service.play.pages import private_page_context
@@ -125,7 +125,7 @@ def private_page(token: str) -> Response | str:
         token=token,
         invited=not creator and summary.status == GameStatus.INVITED,
         waits_for_confirmation=waits,
-        bouncing=[b for b in bouncing if b not in undelivered],
+        bouncing=bounce_notices([b for b in bouncing if b not in undelivered], seat.letter),
         undelivered=undelivered,
     )
 
@@ -145,7 +145,7 @@ def render_private_page(
         seat=seat.letter,
         token=token,
         invited=False,
-        bouncing=bouncing,
+        bouncing=bounce_notices(bouncing, seat.letter),
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
         **template_values(private_page_context(session, game, seat.letter, state)),
