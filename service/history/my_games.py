@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
+from flask_babel import lazy_gettext
 from sqlmodel import Session, col, select
 
 import engine
@@ -33,7 +34,7 @@ class EmailFormError(Refusal):
     """The address typed is not an email address (said the same for known and unknown ones)."""
 
     status = 422
-    title = "Please check the address"
+    title = lazy_gettext("Please check the address")
 
 
 def request_my_games_link(session: Session, email: str) -> str | None:
@@ -46,7 +47,9 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     try:
         address = check_email(email)
     except ValueError as error:
-        raise EmailFormError(f"The email address {error}.") from None
+        raise EmailFormError(
+            lazy_gettext("The email address %(problem)s.", problem=str(error))
+        ) from None
     player = find_player(session, address)
     if player is None:
         return None
