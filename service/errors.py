@@ -45,7 +45,7 @@ MESSAGES = {
 
 NOTHING_CHANGED_SENTENCE = lazy_gettext("Nothing was changed.")
 """The sentence every refusal that changed nothing says; its translation is the one each
-language's messages use word for word, so that it can be taken out (``_may_be_saved``)."""
+language's messages use word for word, so that it can be taken out (``may_be_saved``)."""
 MAY_BE_SAVED = lazy_gettext(
     "Your change may have been saved: open your private page (or reload the page you came "
     "from) to see whether it was, before you try again."
@@ -60,7 +60,7 @@ NOTHING_CHANGED = re.compile(r"\s*\bnothing was changed\b[^.]*\.?", re.IGNORECAS
 """The English ways of saying it, in a sentence or at the end of one."""
 
 
-def _may_be_saved(message: str) -> str:
+def may_be_saved(message: str) -> str:
     """``message`` with its "nothing was changed" (in the reader's language) replaced by "it may
     have been saved"; unchanged when it says no such thing."""
     said = str(NOTHING_CHANGED_SENTENCE)
@@ -88,7 +88,7 @@ def error_response(
     # Put into words here, in the reader's language.
     title, message = str(title), str(message)
     if committed_in_request():
-        message = _may_be_saved(message)
+        message = may_be_saved(message)
     if wants_json():
         body = {"error": status, "title": title, "message": message}
         if page_url:

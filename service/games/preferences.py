@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 from service.json_columns import TurnChoices
 from service.models import Player, Seat
-from service.reader_time import UnknownTimeZoneError, check_time_zone
+from service.reader_time import MAX_TIME_ZONE_LENGTH, UnknownTimeZoneError, check_time_zone
 from service.refusal import Refusal
 
 AUTOMATIC_CLAIMS = "automatic_claims"
@@ -132,11 +132,12 @@ def parse_time_zone_form(names: Mapping[str, list[str]]) -> str | None:
         return None
     try:
         return check_time_zone(chosen)
-    except UnknownTimeZoneError as error:
+    except UnknownTimeZoneError:
         raise TimeZoneFormError(
             lazy_gettext(
-                "%(problem)s Choose one from the list, such as Europe/Paris. Nothing was changed.",
-                problem=str(error),
+                "'%(zone)s' is not a time zone we know. Choose one from the list, such as "
+                "Europe/Paris. Nothing was changed.",
+                zone=chosen[:MAX_TIME_ZONE_LENGTH],
             )
         ) from None
 

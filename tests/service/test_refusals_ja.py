@@ -12,6 +12,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
 from itsdangerous import SignatureExpired
@@ -19,9 +20,12 @@ from werkzeug.test import TestResponse
 
 import engine
 from service.db import get_engine, session_scope
+from service.errors import MAY_BE_SAVED, NOTHING_CHANGED, may_be_saved
+from service.games.refusals import StaleMoveError
 from service.games.rows import get_game
 from service.games.seats import seats_of
 from service.games.state import load_state
+from service.i18n import TRANSLATIONS, recipient_language
 from service.present.move_links import move_link_url
 from tests.service.conftest import make_test_app
 from tests.service.play_driver import create_and_accept
@@ -187,3 +191,26 @@ def test_too_many_requests_reads_in_the_browsers_language(
     page = client.post("/language", data={"language": "x"}, headers=headers).get_data(as_text=True)
     assert f'<html lang="{lang}">' in page
     assert _heading_and_notice(page)[0] == title
+
+
+def test_every_japanese_message_that_changed_nothing_says_it_in_the_same_words() -> None:
+    """After a request committed a change, the error page takes out "nothing was changed" by
+    its translation (service/errors.py): each language must say it in those very words."""
+    with (TRANSLATIONS / "ja" / "LC_MESSAGES" / "messages.po").open("rb") as po:
+        catalogue = read_po(po)
+    said = catalogue["Nothing was changed."].string
+    for message in catalogue:
+        english = message.id if isinstance(message.id, str) else message.id[0]
+        japanese = message.string if isinstance(message.string, str) else message.string[0]
+        if english and NOTHING_CHANGED.search(english):
+            assert said in japanese, english
+
+
+def test_a_page_after_a_committed_change_does_not_say_nothing_was_changed(bare_app: Flask) -> None:
+    refusal = StaleMoveError(3, 5)
+    with recipient_language("ja"):
+        message = may_be_saved(str(refusal))
+        assert "何も変更されていません" not in message and str(MAY_BE_SAVED) in message
+    with recipient_language("en"):
+        message = may_be_saved(str(refusal))
+        assert "Nothing was changed" not in message and str(MAY_BE_SAVED) in message
