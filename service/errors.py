@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, jsonify, render_template, request
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from service.db import committed_in_request
@@ -70,7 +70,10 @@ def may_be_saved(message: str) -> str:
         rest = NOTHING_CHANGED.sub("", message).strip()
     else:
         return message
-    return f"{rest} {MAY_BE_SAVED}".strip()
+    if not rest:
+        return str(MAY_BE_SAVED)
+    # Sentences follow each other with a space in English, none in Japanese.
+    return str(gettext("%(said)s %(may_be_saved)s", said=rest, may_be_saved=MAY_BE_SAVED))
 
 
 def wants_json() -> bool:

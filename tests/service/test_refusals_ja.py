@@ -211,6 +211,7 @@ def test_a_page_after_a_committed_change_does_not_say_nothing_was_changed(bare_a
     with recipient_language("ja"):
         message = may_be_saved(str(refusal))
         assert "何も変更されていません" not in message and str(MAY_BE_SAVED) in message
+        assert "。 " not in message
     with recipient_language("en"):
         message = may_be_saved(str(refusal))
         assert "Nothing was changed" not in message and str(MAY_BE_SAVED) in message
