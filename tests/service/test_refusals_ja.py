@@ -27,6 +27,7 @@ from service.games.seats import seats_of
 from service.games.state import load_state
 from service.i18n import TRANSLATIONS, recipient_language
 from service.present.move_links import move_link_url
+from service.refusal import Refusal
 from tests.service.conftest import make_test_app
 from tests.service.play_driver import create_and_accept
 
@@ -215,3 +216,24 @@ def test_a_page_after_a_committed_change_does_not_say_nothing_was_changed(bare_a
     with recipient_language("en"):
         message = may_be_saved(str(refusal))
         assert "Nothing was changed" not in message and str(MAY_BE_SAVED) in message
+
+
+def _refusal_classes(base: type[Refusal] = Refusal) -> Iterator[type[Refusal]]:
+    for cls in base.__subclasses__():
+        yield cls
+        yield from _refusal_classes(cls)
+
+
+def test_every_refusals_title_and_fixed_message_is_translated(bare_app: Flask) -> None:
+    """Every kind of refusal the app can raise (its modules are imported by the factory)."""
+    classes = sorted(set(_refusal_classes()), key=lambda cls: cls.__qualname__)
+    assert len(classes) >= 30
+    for cls in [Refusal, *classes]:
+        with recipient_language("ja"):
+            title, message = str(cls.title), str(cls.message)
+        assert not ENGLISH_WORD.search(title), (cls, title)
+        assert not ENGLISH_WORD.search(
+            message.replace("APP_ENV=development", "").replace("APP_ENV", "")
+        ), (cls, message)
+        with recipient_language("en"):
+            assert ENGLISH_WORD.search(str(cls.title)), cls
