@@ -29,12 +29,14 @@ from engine.claims import (
 from engine.deal import Deal, deal, deal_from_seed, describe_cut, seed_commitment, start
 from engine.errors import (
     EngineError,
+    ExplainedError,
     IllegalMoveError,
     InvalidCardError,
     InvalidMoveError,
     InvalidRecordError,
     InvalidSituationError,
     UnknownRulesetError,
+    Why,
 )
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.formations import Formation, FormationValue, evaluate, formation_size
@@ -99,6 +101,7 @@ __all__ = [
     "EngineError",
     "EnvironmentCard",
     "Event",
+    "ExplainedError",
     "FlagClaimed",
     "FlagState",
     "FlagView",
@@ -129,6 +132,7 @@ __all__ = [
     "TurnStarted",
     "UnknownRulesetError",
     "UnseenTroops",
+    "Why",
     "apply",
     "apply_automatic_claims",
     "automatic_claims",

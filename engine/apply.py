@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from engine.cards import ENVIRONMENT, LEADERS, Card, Tactic, is_tactic
 from engine.claims import automatic_claims, claims_allowed_now, provable_flags, standing, victory
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, Why
 from engine.events import Event, FlagClaimed, GameEnded, TurnStarted
 from engine.legal import (
     automatic_end,
@@ -57,9 +57,11 @@ def apply(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     changed (it is immutable).
     """
     if state.result is not None:
-        raise IllegalMoveError(f"the game is over: {state.result.describe(state.ruleset.seats)}")
+        raise IllegalMoveError(
+            f"the game is over: {state.result.describe(state.ruleset.seats)}", Why.GAME_OVER
+        )
     if move.seat not in state.ruleset.seats:
-        raise IllegalMoveError(f"{move.seat!r} is not a seat")
+        raise IllegalMoveError(f"{move.seat!r} is not a seat", Why.NOT_A_SEAT, seat=move.seat)
     seat = SEATS.index(move.seat)
     events: list[Event] = []
     if move.action in _LEAVING:
@@ -67,10 +69,12 @@ def apply(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
         others = state.ruleset.opponents(move.seat)
         return _finish(state, standing(state, others, _LEAVING[move.action]), events)
     if seat != state.mover:
-        raise IllegalMoveError(f"it is {state.to_move}'s turn, not {move.seat}'s")
+        raise IllegalMoveError(
+            f"it is {state.to_move}'s turn, not {move.seat}'s", Why.NOT_YOUR_TURN, seat=move.seat
+        )
     handler = _HANDLERS[state.phase].get(move.action)
     if handler is None:
-        raise IllegalMoveError(out_of_phase(state, move))
+        raise out_of_phase(state, move)
     new = handler(state, move, events)
     return new, events
 
@@ -248,7 +252,7 @@ def _apply_claim(state: GameState, move: Move, events: list[Event]) -> GameState
 def _apply_play(state: GameState, move: Move, events: list[Event]) -> GameState:
     card = move.card
     if card is None:
-        raise IllegalMoveError("no card named")
+        raise IllegalMoveError("no card named", Why.NO_CARD_NAMED)
     check_play(state, card, move.flag)
     assert move.flag is not None
     me, index = state.mover, move.flag - 1
@@ -304,14 +308,22 @@ def _apply_scout_return(state: GameState, move: Move, events: list[Event]) -> Ga
         raise IllegalMoveError(
             f"put back exactly {needed} card{'s' if needed != 1 else ''}, to bring your hand "
             f"back to {state.ruleset.hand_size}",
+            Why.SCOUT_RETURN_COUNT,
             "R16",
+            count=needed,
+            other_count=state.ruleset.hand_size,
         )
     me = state.mover
     hand = state.hands[me]
     troops, tactics = state.troop_deck, state.tactics_deck
     for card in move.cards:
         if card not in hand:
-            raise IllegalMoveError(f"{card} is not in your hand (or is listed twice)", "R16")
+            raise IllegalMoveError(
+                f"{card} is not in your hand (or is listed twice)",
+                Why.CARD_NOT_IN_HAND,
+                "R16",
+                card=card,
+            )
         hand = _without(hand, card)
         # Each card goes face down on top of its own deck; the last one listed ends on top.
         if is_tactic(card):
@@ -420,7 +432,9 @@ def _apply_discard(state: GameState, move: Move, events: list[Event]) -> GameSta
         raise IllegalMoveError(
             f"you owe no discard at flag {move.source}: only a side left with four cards when "
             "the Mud leaves gives one up",
+            Why.NO_DISCARD_OWED,
             "R20",
+            flag=move.source,
         )
     index = check_own_card_at(state, me, move.card, move.source)
     assert move.card is not None
@@ -439,13 +453,13 @@ def _apply_discard(state: GameState, move: Move, events: list[Event]) -> GameSta
 
 def _apply_draw(state: GameState, move: Move, events: list[Event]) -> GameState:
     if not draw_due(state):
-        raise IllegalMoveError(out_of_phase(state, move))
+        raise out_of_phase(state, move)
     return _end_turn(_step(state, **_draw(state, move.deck)), events)
 
 
 def _apply_end(state: GameState, move: Move, events: list[Event]) -> GameState:
     if draw_due(state):
-        raise IllegalMoveError("you must draw a card before your turn ends", "R7")
+        raise IllegalMoveError("you must draw a card before your turn ends", Why.DRAW_FIRST, "R7")
     return _end_turn(_step(state), events)
 
 

@@ -11,7 +11,7 @@ import enum
 from collections.abc import Iterable
 from typing import TypeAlias
 
-from engine.errors import InvalidCardError
+from engine.errors import InvalidCardError, Why
 
 Card: TypeAlias = str
 """A card code, upper-case: a troop (color letter + value) or a tactics card name."""
@@ -113,13 +113,17 @@ def parse_card(text: str, colors: Iterable[str], max_value: int, tactics: bool) 
     code = text.strip().upper()
     if code in _TACTIC_SET:
         if not tactics:
-            raise InvalidCardError(f"{code} is a tactics card, and this ruleset has none")
+            raise InvalidCardError(
+                f"{code} is a tactics card, and this ruleset has none", Why.NO_TACTICS, card=code
+            )
         return code
     if len(code) >= 2 and code[0] in set(colors) and code[1:].isdigit():
         value = int(code[1:])
         if 1 <= value <= max_value and code[1] != "0":
             return code
-    raise InvalidCardError(f"{text.strip() or repr(text)} is not a card of this ruleset")
+    raise InvalidCardError(
+        f"{text.strip() or repr(text)} is not a card of this ruleset", Why.NOT_A_CARD, text=text
+    )
 
 
 def describe(card: Card) -> str:

@@ -13,7 +13,7 @@ from itertools import permutations
 
 from engine.cards import ENVIRONMENT, LEADERS, MORALE, Card, Tactic, is_tactic, is_troop
 from engine.claims import claim_proof, claims_allowed_now, provable_flags
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, Why
 from engine.moves import Action, Deck, Move
 from engine.prover import ClaimProof, ClaimStatus
 from engine.rulesets import ClaimTiming
@@ -31,14 +31,25 @@ def check_claim(state: GameState, flag: int) -> ClaimProof:
             raise IllegalMoveError(
                 "under the advanced rule flags are claimed only at the start of your turn, "
                 "before you play",
+                Why.CLAIM_AT_START,
                 "R5",
             )
-        raise IllegalMoveError("flags are claimed after you play your card, before you draw", "R4")
+        raise IllegalMoveError(
+            "flags are claimed after you play your card, before you draw",
+            Why.CLAIM_AFTER_PLAY,
+            "R4",
+        )
     check_flag_number(state, flag)
     proof = claim_proof(state, state.mover, flag - 1)
     if not proof.claimable:
         rule = "V6.2" if proof.status is ClaimStatus.NOT_YOURS else "R13"
-        raise IllegalMoveError(f"flag {flag} cannot be claimed: {proof.reason}", rule)
+        raise IllegalMoveError(
+            f"flag {flag} cannot be claimed: {proof.reason}",
+            Why.CLAIM_NOT_PROVABLE,
+            rule,
+            flag=flag,
+            claim_status=proof.status.value,
+        )
     return proof
 
 
@@ -48,7 +59,12 @@ def check_claim(state: GameState, flag: int) -> ClaimProof:
 def check_flag_number(state: GameState, flag: int | None) -> int:
     """The 0-based index of flag ``flag`` (1-based); raises IllegalMoveError for no such flag."""
     if flag is None or not 1 <= flag <= len(state.flags):
-        raise IllegalMoveError(f"there is no flag {flag} (flags are 1 to {len(state.flags)})")
+        raise IllegalMoveError(
+            f"there is no flag {flag} (flags are 1 to {len(state.flags)})",
+            Why.NO_SUCH_FLAG,
+            flag=flag,
+            count=len(state.flags),
+        )
     return flag - 1
 
 
@@ -62,7 +78,9 @@ def check_contested(state: GameState, index: int, rule: str) -> int:
         raise IllegalMoveError(
             f"flag {index + 1} lies between {first} and {second}: your cards and tactics act "
             "only at your own flags",
+            Why.NOT_YOUR_FLAG,
             rule,
+            flag=index + 1,
         )
     return side
 
@@ -80,7 +98,10 @@ def check_unclaimed(state: GameState, flag: int | None) -> FlagState:
         raise IllegalMoveError(
             f"flag {flag} is claimed by {SEATS[f.claimed_by]}: nothing may be played there "
             "nor taken from it",
+            Why.FLAG_CLAIMED,
             "R14",
+            flag=flag,
+            seat=SEATS[f.claimed_by],
         )
     return f
 
@@ -88,7 +109,7 @@ def check_unclaimed(state: GameState, flag: int | None) -> FlagState:
 def check_in_hand(state: GameState, card: Card | None) -> Card:
     """The card, when the mover holds it; raises IllegalMoveError otherwise."""
     if card is None or card not in state.hands[state.mover]:
-        raise IllegalMoveError(f"{card} is not in your hand")
+        raise IllegalMoveError(f"{card} is not in your hand", Why.CARD_NOT_IN_HAND, card=card)
     return card
 
 
@@ -143,12 +164,18 @@ def check_tactics_limit(state: GameState) -> None:
         raise IllegalMoveError(
             f"you have played {mine} tactics cards and your opponent {theirs}: you may play "
             "another only when you have not played more than your opponent",
+            Why.TACTICS_LIMIT,
             "R8",
+            count=mine,
+            other_count=theirs,
         )
     raise IllegalMoveError(
         f"you have played {mine} tactics cards and one of your opponents only {theirs}: you may "
         "play another only when you have not played more than either opponent",
+        Why.TACTICS_LIMIT,
         "V6.4",
+        count=mine,
+        other_count=theirs,
     )
 
 
@@ -160,7 +187,7 @@ def check_free_slot(state: GameState, flag: int | None, rule: str = "V6.2") -> i
     side = check_contested(state, index, rule)
     f = check_unclaimed(state, flag)
     if len(f.cards[side]) >= f.size(state.ruleset):
-        raise IllegalMoveError(f"your side of flag {flag} is full")
+        raise IllegalMoveError(f"your side of flag {flag} is full", Why.FLAG_FULL, flag=flag)
     return index
 
 
@@ -174,7 +201,13 @@ def check_own_card_at(state: GameState, seat: int, card: Card | None, source: in
     side = mine if seat == state.mover else 1 - mine
     if card not in state.flags[index].cards[side]:
         whose = "your" if seat == state.mover else "your opponent's"
-        raise IllegalMoveError(f"{card} is not on {whose} side of flag {source}")
+        raise IllegalMoveError(
+            f"{card} is not on {whose} side of flag {source}",
+            Why.CARD_NOT_THERE,
+            card=card,
+            flag=source,
+            seat=SEATS[seat],
+        )
     return index
 
 
@@ -193,12 +226,19 @@ def check_play(state: GameState, card: Card, flag: int | None) -> None:
         check_unclaimed(state, flag)
         return
     if is_tactic(card) and card not in MORALE:
-        raise IllegalMoveError(f"{card} is not played to a flag: see docs/notation.md")
+        raise IllegalMoveError(
+            f"{card} is not played to a flag: see docs/notation.md",
+            Why.NOT_PLAYED_TO_FLAG,
+            card=card,
+        )
     if card in MORALE:
         check_tactics_limit(state)
         if card in LEADERS and state.leader_played[state.mover]:
             raise IllegalMoveError(
-                "you have already played a Leader: the second stays in your hand to the end", "R9"
+                "you have already played a Leader: the second stays in your hand to the end",
+                Why.SECOND_LEADER,
+                "R9",
+                card=card,
             )
     check_free_slot(state, flag)
 
@@ -223,6 +263,7 @@ def check_pass(state: GameState) -> None:
         raise IllegalMoveError(
             "you may pass only when you cannot play a troop card (no troop in hand, or no free "
             "slot on your side of an unclaimed flag)",
+            Why.MUST_PLAY_TROOP,
             "R6",
         )
 
@@ -231,11 +272,21 @@ def check_redeploy(state: GameState, move: Move) -> None:
     """The target of a Redeploy (R17); raises IllegalMoveError. The card in hand and the tactics
     limit are checked apart."""
     if move.card in ENVIRONMENT:
-        raise IllegalMoveError("Redeploy moves troop and morale cards, not Fog or Mud", "R17")
+        raise IllegalMoveError(
+            "Redeploy moves troop and morale cards, not Fog or Mud",
+            Why.REDEPLOY_ENVIRONMENT,
+            "R17",
+            card=move.card,
+        )
     check_own_card_at(state, state.mover, move.card, move.source)
     if move.flag is not None:
         if move.flag == move.source:
-            raise IllegalMoveError("Redeploy moves a card to another flag, or discards it", "R17")
+            raise IllegalMoveError(
+                "Redeploy moves a card to another flag, or discards it",
+                Why.REDEPLOY_SAME_FLAG,
+                "R17",
+                flag=move.flag,
+            )
         check_free_slot(state, move.flag, "V6.3")
 
 
@@ -248,7 +299,11 @@ def check_deserter(state: GameState, move: Move) -> None:
     if move.card in ENVIRONMENT:
         if (move.card, opp) not in flag.env:
             raise IllegalMoveError(
-                f"{move.card} is not on your opponent's side of flag {index + 1}"
+                f"{move.card} is not on your opponent's side of flag {index + 1}",
+                Why.CARD_NOT_THERE,
+                card=move.card,
+                flag=index + 1,
+                seat=SEATS[opp],
             )
         return
     check_own_card_at(state, opp, move.card, move.source)
@@ -258,7 +313,12 @@ def check_traitor(state: GameState, move: Move) -> None:
     """The card taken and the target of a Traitor (R19); raises IllegalMoveError. The card in
     hand and the tactics limit are checked apart."""
     if move.card is None or not is_troop(move.card):
-        raise IllegalMoveError("Traitor takes a troop card, not a tactics card", "R19")
+        raise IllegalMoveError(
+            "Traitor takes a troop card, not a tactics card",
+            Why.TRAITOR_TACTICS,
+            "R19",
+            card=move.card,
+        )
     index = check_flag_number(state, move.source)
     opp = opponent_at(state, index, check_contested(state, index, "V6.3"))
     check_own_card_at(state, opp, move.card, move.source)
@@ -286,7 +346,9 @@ def deck_cards(state: GameState, deck: Deck | None) -> tuple[Card, ...]:
 def check_draw_deck(state: GameState, deck: Deck | None) -> None:
     """Raises IllegalMoveError when the deck is empty (R7)."""
     if not deck_cards(state, deck):
-        raise IllegalMoveError(f"the {deck} deck is empty", "R7")
+        raise IllegalMoveError(
+            f"the {deck} deck is empty", Why.DECK_EMPTY, "R7", deck=(deck or Deck.TROOPS).value
+        )
 
 
 def scout_draws_left(state: GameState) -> int:
@@ -304,7 +366,9 @@ def check_scout_draw(state: GameState) -> None:
         raise IllegalMoveError(
             f"the Scout draws {_count_words(state.ruleset.scout_draws)} cards at most: now put "
             "cards back",
+            Why.SCOUT_DRAWS_DONE,
             "R16",
+            count=state.ruleset.scout_draws,
         )
 
 
@@ -316,28 +380,46 @@ def scout_returns_due(state: GameState) -> int:
     return max(0, len(state.hands[state.mover]) - state.ruleset.hand_size)
 
 
-def out_of_phase(state: GameState, move: Move) -> str:
-    """Why the mover cannot make ``move`` at this point of the turn, in a sentence a player
-    can read (the move's action has no place in the current phase)."""
+def out_of_phase(state: GameState, move: Move) -> IllegalMoveError:
+    """Why the mover cannot make ``move`` at this point of the turn, as the error to raise (the
+    move's action has no place in the current phase): its message is a sentence a player can
+    read, which names its ruling itself."""
     phase = state.phase
     if phase is Phase.MUD_DISCARD:
-        flags = ", ".join(str(i + 1) for s, i in state.pending_discards if s == state.mover)
-        return f"first discard one card from your four at flag {flags}: the Mud has left (R20)"
+        owed = [i + 1 for s, i in state.pending_discards if s == state.mover]
+        flags = ", ".join(str(flag) for flag in owed)
+        return IllegalMoveError(
+            f"first discard one card from your four at flag {flags}: the Mud has left (R20)",
+            Why.MUD_DISCARD_FIRST,
+            flag=owed[0] if owed else None,
+        )
     if move.action is Action.CLAIM:
         try:
             check_claim(state, move.flag or 0)
         except IllegalMoveError as e:
-            return str(e)
+            e.rule = ""  # out of turn order: said by the message alone, as every other here
+            return e
+    text = move.action_text()
     if phase is Phase.START:
-        return f"'{move.action_text()}' comes later: first play a card (or pass, R6)"
+        return IllegalMoveError(
+            f"'{text}' comes later: first play a card (or pass, R6)", Why.PLAY_FIRST, move=text
+        )
     if phase is Phase.SCOUT:
         up_to = _count_words(state.ruleset.scout_draws)
-        return f"you are scouting: draw up to {up_to} cards, then put cards back (R16)"
+        return IllegalMoveError(
+            f"you are scouting: draw up to {up_to} cards, then put cards back (R16)",
+            Why.SCOUTING,
+            count=state.ruleset.scout_draws,
+        )
     if move.action is Action.DRAW:
-        return "no draw is due now: end your turn with 'end'"
+        return IllegalMoveError("no draw is due now: end your turn with 'end'", Why.NO_DRAW_DUE)
     if move.action is Action.END and draw_due(state):
-        return "you must draw a card before your turn ends (R7)"
-    return f"you have already played this turn: '{move.action_text()}' is not possible now"
+        return IllegalMoveError("you must draw a card before your turn ends (R7)", Why.DRAW_FIRST)
+    return IllegalMoveError(
+        f"you have already played this turn: '{text}' is not possible now",
+        Why.ALREADY_PLAYED,
+        move=text,
+    )
 
 
 def _count_words(n: int) -> str:

@@ -10,7 +10,7 @@ import re
 from typing import NamedTuple
 
 from engine.cards import Card, Tactic
-from engine.errors import InvalidCardError, InvalidMoveError
+from engine.errors import InvalidCardError, InvalidMoveError, Why
 from engine.rulesets import Ruleset
 from engine.state import SEATS, Seat
 
@@ -132,13 +132,21 @@ def parse_move(text: str, ruleset: Ruleset) -> Move:
     Raises InvalidMoveError (bad form, unknown seat, flag out of range) or InvalidCardError.
     """
     if not isinstance(text, str):
-        raise InvalidMoveError(f"a move is a string like 'A: R7>3', not {text!r}")
+        raise InvalidMoveError(
+            f"a move is a string like 'A: R7>3', not {text!r}", Why.NOT_NOTATION, text=str(text)
+        )
     m = _SEAT_RE.match(text)
     if not m:
-        raise InvalidMoveError(f"{text!r} is not a move: expected 'SEAT: ACTION', e.g. 'A: R7>3'")
+        raise InvalidMoveError(
+            f"{text!r} is not a move: expected 'SEAT: ACTION', e.g. 'A: R7>3'",
+            Why.NOT_NOTATION,
+            text=text,
+        )
     seat = m.group(1).upper()
     if seat not in SEATS[: ruleset.players]:
-        raise InvalidMoveError(f"{seat!r} is not a seat (seats are {', '.join(SEATS)})")
+        raise InvalidMoveError(
+            f"{seat!r} is not a seat (seats are {', '.join(SEATS)})", Why.NOT_A_SEAT, seat=seat
+        )
     return _parse_action(seat, m.group(2), ruleset, text)
 
 
@@ -150,7 +158,9 @@ def parse_action(seat: Seat, text: str, ruleset: Ruleset) -> Move:
     ``text`` alone) or InvalidCardError.
     """
     if seat not in SEATS[: ruleset.players]:
-        raise InvalidMoveError(f"{seat!r} is not a seat (seats are {', '.join(SEATS)})")
+        raise InvalidMoveError(
+            f"{seat!r} is not a seat (seats are {', '.join(SEATS)})", Why.NOT_A_SEAT, seat=seat
+        )
     return _parse_action(seat, text, ruleset, text)
 
 
@@ -159,23 +169,32 @@ def _parse_action(seat: Seat, action: str, ruleset: Ruleset, text: str) -> Move:
     quote."""
     words = action.split()
     if not words:
-        raise InvalidMoveError(f"{text!r} has no action")
+        raise InvalidMoveError(f"{text!r} has no action", Why.NOT_NOTATION, text=text)
     head = words[0].lower()
     rest = words[1:]
 
     def flag_number(word: str) -> int:
         if not word.isdigit() or not 1 <= int(word) <= ruleset.flags:
-            raise InvalidMoveError(f"{word!r} is not a flag (flags are 1 to {ruleset.flags})")
+            raise InvalidMoveError(
+                f"{word!r} is not a flag (flags are 1 to {ruleset.flags})",
+                Why.NO_SUCH_FLAG,
+                text=word,
+                count=ruleset.flags,
+            )
         return int(word)
 
     def one_word() -> str:
         if len(rest) != 1:
-            raise InvalidMoveError(f"{text!r}: '{head}' takes exactly one argument")
+            raise InvalidMoveError(
+                f"{text!r}: '{head}' takes exactly one argument", Why.NOT_NOTATION, text=text
+            )
         return rest[0]
 
     def no_words() -> None:
         if rest:
-            raise InvalidMoveError(f"{text!r}: '{head}' takes no argument")
+            raise InvalidMoveError(
+                f"{text!r}: '{head}' takes no argument", Why.NOT_NOTATION, text=text
+            )
 
     if head in ("pass", "end", "resign", "timeout", "scout"):
         no_words()
@@ -188,7 +207,9 @@ def _parse_action(seat: Seat, action: str, ruleset: Ruleset, text: str) -> Move:
     if head == "draw":
         word = one_word().lower()
         if word not in (Deck.TROOPS, Deck.TACTICS):
-            raise InvalidMoveError(f"{text!r}: draw from 'troops' or 'tactics'")
+            raise InvalidMoveError(
+                f"{text!r}: draw from 'troops' or 'tactics'", Why.NOT_NOTATION, text=text
+            )
         return Move(seat, Action.DRAW, deck=Deck(word))
     if head == "return":
         return Move(seat, Action.RETURN, cards=tuple(ruleset.parse_card(w) for w in rest))
@@ -197,10 +218,14 @@ def _parse_action(seat: Seat, action: str, ruleset: Ruleset, text: str) -> Move:
         src = flag_number(source)
         if head == "deserter" or head == "discard":
             if target is not None:
-                raise InvalidMoveError(f"{text!r}: '{head}' takes CARD@FLAG")
+                raise InvalidMoveError(
+                    f"{text!r}: '{head}' takes CARD@FLAG", Why.NOT_NOTATION, text=text
+                )
             return Move(seat, Action(head), card=card, source=src)
         if target is None:
-            raise InvalidMoveError(f"{text!r}: '{head}' takes CARD@FLAG>FLAG")
+            raise InvalidMoveError(
+                f"{text!r}: '{head}' takes CARD@FLAG>FLAG", Why.NOT_NOTATION, text=text
+            )
         if head == "redeploy" and target.lower() == "discard":
             return Move(seat, Action.REDEPLOY, card=card, source=src, flag=None)
         return Move(seat, Action(head), card=card, source=src, flag=flag_number(target))
@@ -210,17 +235,28 @@ def _parse_action(seat: Seat, action: str, ruleset: Ruleset, text: str) -> Move:
         try:
             card = ruleset.parse_card(card_text)
         except InvalidCardError as e:
-            raise InvalidMoveError(f"{text!r}: {e}") from None
+            raise _unreadable_card(text, e) from None
         return Move(seat, Action.PLAY, card=card, flag=flag_number(target))
-    raise InvalidMoveError(f"{text!r} is not a move of the notation (see docs/notation.md)")
+    raise InvalidMoveError(
+        f"{text!r} is not a move of the notation (see docs/notation.md)",
+        Why.NOT_NOTATION,
+        text=text,
+    )
 
 
 def _targeted(word: str, ruleset: Ruleset, text: str) -> tuple[Card, str, str | None]:
     m = _TARGETED_RE.match(word)
     if not m:
-        raise InvalidMoveError(f"{text!r}: expected CARD@FLAG or CARD@FLAG>FLAG")
+        raise InvalidMoveError(
+            f"{text!r}: expected CARD@FLAG or CARD@FLAG>FLAG", Why.NOT_NOTATION, text=text
+        )
     try:
         card = ruleset.parse_card(m.group(1))
     except InvalidCardError as e:
-        raise InvalidMoveError(f"{text!r}: {e}") from None
+        raise _unreadable_card(text, e) from None
     return card, m.group(2), m.group(3)
+
+
+def _unreadable_card(text: str, error: InvalidCardError) -> InvalidMoveError:
+    """The move ``text`` is unreadable for the card code in it: the card's why and facts."""
+    return InvalidMoveError(f"{text!r}: {error}", error.why, card=error.card, text=error.text)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Flask, current_app, request
+from flask_babel import lazy_gettext
 
 from service.refusal import Refusal
 
@@ -24,8 +25,8 @@ ONE_CLICK_ENDPOINTS = frozenset({"mail.unsubscribe_post"})
 
 class CrossSiteRequestError(Refusal):
     status = 403
-    title = "This form came from another site"
-    message = (
+    title = lazy_gettext("This form came from another site")
+    message = lazy_gettext(
         "Your browser sent this from a page of another site, so it was refused. Nothing was "
         "changed. Use the buttons on this site's own pages."
     )

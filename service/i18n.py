@@ -33,7 +33,7 @@ from flask import (
     url_for,
 )
 from flask import session as cookie
-from flask_babel import Babel, force_locale, get_locale
+from flask_babel import Babel, force_locale, get_locale, lazy_gettext
 
 from service.db import session_scope
 from service.models import Player
@@ -63,13 +63,15 @@ bp = Blueprint("language", __name__)
 
 class UnknownLanguageError(Refusal):
     status = 400
-    title = "Unknown language"
+    title = lazy_gettext("Unknown language")
 
     def __init__(self) -> None:
+        names = ", ".join(f"{lang.name} ({lang.code})" for lang in LANGUAGES)
         super().__init__(
-            "This site is written in "
-            + " and ".join(f"{lang.name} ({lang.code})" for lang in LANGUAGES)
-            + ". Nothing was changed."
+            lazy_gettext(
+                "This site is written in these languages: %(languages)s. Nothing was changed.",
+                languages=names,
+            )
         )
 
 

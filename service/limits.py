@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from flask import Flask, Response, g
+from flask_babel import lazy_gettext
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
@@ -83,8 +84,8 @@ class TooManyRequestsError(Refusal):
     """A client (or the whole site) went over a request limit."""
 
     status = 429
-    title = "Too many requests"
-    message = (
+    title = lazy_gettext("Too many requests")
+    message = lazy_gettext(
         "Too many requests of this kind came from your address (or from everyone at once). "
         "Please wait a while and try again. Nothing was changed."
     )

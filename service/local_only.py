@@ -9,6 +9,7 @@ import ipaddress
 
 import click
 from flask import Flask, current_app, request
+from flask_babel import lazy_gettext
 
 from service.config import AppEnv, ConfigError
 from service.config_checks import is_local_host
@@ -21,8 +22,8 @@ class NotLocalError(Refusal):
     """A development server asked from another machine: it is production by mistake."""
 
     status = 403
-    title = "This is a development server"
-    message = (
+    title = lazy_gettext("This is a development server")
+    message = lazy_gettext(
         "APP_ENV=development answers only this machine (it shows every player's links). "
         "A server others can reach is production: unset APP_ENV and give it real secrets."
     )
@@ -32,8 +33,8 @@ class NoDevPageError(Refusal):
     """The development pages, asked for from another machine or host name: as if absent."""
 
     status = 404
-    title = "No such page"
-    message = "There is no such page here."
+    title = lazy_gettext("No such page")
+    message = lazy_gettext("There is no such page here.")
 
 
 def is_loopback_client(remote_addr: str | None) -> bool:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, cast, get_type_hints
 
 from flask import current_app
+from flask_babel import lazy_gettext, ngettext
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 import engine
-from service.refusal import Refusal
+from service.refusal import Refusal, later
 
 SECONDS_PER_DAY = 24 * 60 * 60
 
@@ -38,15 +39,15 @@ class TokenError(Refusal):
     """A link that cannot be used. ``status`` is the HTTP status to answer with."""
 
     status = 400
-    title = "This link cannot be used"
+    title = lazy_gettext("This link cannot be used")
 
 
 class TamperedTokenError(TokenError):
     """The signature does not match: the link was changed, cut short, or is for something else."""
 
     status = 400
-    title = "This link is not valid"
-    message = (
+    title = lazy_gettext("This link is not valid")
+    message = lazy_gettext(
         "This link was changed or cut short, or belongs to another page. "
         "Open the link exactly as it was sent to you."
     )
@@ -56,11 +57,17 @@ class ExpiredTokenError(TokenError):
     """The signature is good but older than ``TOKEN_MAX_AGE_DAYS``."""
 
     status = 410
-    title = "This link has expired"
+    title = lazy_gettext("This link has expired")
 
     def __init__(self, max_age_days: int) -> None:
         super().__init__(
-            f"Links are valid for {max_age_days} days. Use a newer link from your latest email."
+            later(
+                lambda: ngettext(
+                    "Links are valid for %(num)d day. Use a newer link from your latest email.",
+                    "Links are valid for %(num)d days. Use a newer link from your latest email.",
+                    max_age_days,
+                )
+            )
         )
 
 
@@ -68,8 +75,10 @@ class RevokedTokenError(TokenError):
     """The seat's (or player's) links were revoked after this one was made."""
 
     status = 403
-    title = "This link was withdrawn"
-    message = "This link was replaced by a newer one. Use the link from your latest email."
+    title = lazy_gettext("This link was withdrawn")
+    message = lazy_gettext(
+        "This link was replaced by a newer one. Use the link from your latest email."
+    )
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 from service.json_columns import TurnChoices
 from service.models import Player, Seat
-from service.reader_time import UnknownTimeZoneError, check_time_zone
+from service.reader_time import MAX_TIME_ZONE_LENGTH, UnknownTimeZoneError, check_time_zone
 from service.refusal import Refusal
 
 AUTOMATIC_CLAIMS = "automatic_claims"
@@ -35,7 +36,7 @@ class PreferencesFormError(Refusal):
     """A preferences form that was not sent as the page makes it."""
 
     status = 422
-    title = "These settings could not be read"
+    title = lazy_gettext("These settings could not be read")
 
 
 @dataclass(frozen=True)
@@ -76,12 +77,18 @@ def parse_preferences_form(
         values = names.get(name, [])
         if len(values) > 1 or (values and values[0] != CHECKED):
             raise PreferencesFormError(
-                f"The setting '{name}' takes a checkbox (on or absent). Nothing was changed."
+                lazy_gettext(
+                    "The setting '%(name)s' takes a checkbox (on or absent). Nothing was changed.",
+                    name=name,
+                )
             )
     unknown = sorted(set(form) - {AUTOMATIC_CLAIMS, DIGEST})
     if unknown:
         raise PreferencesFormError(
-            f"This form has no field {', '.join(repr(n) for n in unknown)}. Nothing was changed."
+            lazy_gettext(
+                "This form has no field %(names)s. Nothing was changed.",
+                names=", ".join(repr(n) for n in unknown),
+            )
         )
     return TurnPreferences(
         automatic_claims=form.get(AUTOMATIC_CLAIMS) == CHECKED,
@@ -109,7 +116,7 @@ class TimeZoneFormError(Refusal):
     makes it."""
 
     status = 400
-    title = "This time zone is not known"
+    title = lazy_gettext("This time zone is not known")
 
 
 def parse_time_zone_form(names: Mapping[str, list[str]]) -> str | None:
@@ -118,16 +125,20 @@ def parse_time_zone_form(names: Mapping[str, list[str]]) -> str | None:
     values = names.get(TIME_ZONE, [])
     if len(values) != 1 or set(names) - {TIME_ZONE}:
         raise TimeZoneFormError(
-            "The form takes one time zone and nothing else. Nothing was changed."
+            lazy_gettext("The form takes one time zone and nothing else. Nothing was changed.")
         )
     chosen = values[0]
     if chosen in ("", "UTC"):
         return None
     try:
         return check_time_zone(chosen)
-    except UnknownTimeZoneError as error:
+    except UnknownTimeZoneError:
         raise TimeZoneFormError(
-            f"{error} Choose one from the list, such as Europe/Paris. Nothing was changed."
+            lazy_gettext(
+                "'%(zone)s' is not a time zone we know. Choose one from the list, such as "
+                "Europe/Paris. Nothing was changed.",
+                zone=chosen[:MAX_TIME_ZONE_LENGTH],
+            )
         ) from None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 
 import sqlalchemy as sa
+from flask_babel import lazy_gettext
 from sqlmodel import Session, select
 
 import engine
@@ -19,10 +20,14 @@ class GameNotFoundError(Refusal, LookupError):
     """No game with this id (or public id)."""
 
     status = 404
-    title = "Game not found"
+    title = lazy_gettext("Game not found")
 
     def __init__(self, game_ref: object) -> None:
-        super().__init__(f"There is no game {game_ref}. Check that the link is complete.")
+        super().__init__(
+            lazy_gettext(
+                "There is no game %(game)s. Check that the link is complete.", game=str(game_ref)
+            )
+        )
 
 
 # The statements every request runs are built once, with bound parameters: building one costs

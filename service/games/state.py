@@ -13,15 +13,18 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from flask import Flask, current_app, has_app_context
+from flask_babel import LazyString, gettext, lazy_gettext
 from sqlmodel import Session, col, select
 
 import engine
 from service import clock
+from service.engine_words import engine_error_sentence
 from service.games.claim_proofs import proof_record
 from service.games.loaded import NO_SNAPSHOTS, KnownSnapshots, loaded_in, lock_loaded_game
 from service.games.move_log import LogEntry, append_moves, moves_from
 from service.games.records import deal_fields, game_record
 from service.games.refusals import (
+    GAME_STATUS_WORDS,
     AlreadyPlayedError,
     GameNotPlayingError,
     IllegalMoveRefusal,
@@ -34,7 +37,7 @@ from service.games.refusals import (
 from service.games.snapshots import save_snapshot, snapshot_at_or_before, snapshots_nearest
 from service.json_columns import ClaimProof, GameResult
 from service.models import Game, GameStatus, MoveEntry
-from service.refusal import Refusal
+from service.refusal import Refusal, later
 
 MAX_MOVES_PER_CALL = 8
 """A turn is at most a handful of entries (claims, a play, Scout draws, a return, a draw)."""
@@ -70,7 +73,12 @@ def load_state(session: Session, game: Game) -> engine.GameState:
     """The current position of a dealt game (after ``game.ply`` log entries): its latest
     snapshot. Raises RulesVersionError, GameNotPlayingError when the game was never dealt."""
     if game.deal is None:
-        raise GameNotPlayingError(f"This game is {game.status}: nothing has been dealt.")
+        raise GameNotPlayingError(
+            lazy_gettext(
+                "This game is %(status)s: nothing has been dealt.",
+                status=GAME_STATUS_WORDS[GameStatus(game.status)],
+            )
+        )
     state = state_at(session, game, game.ply)
     assert state is not None
     return state
@@ -138,23 +146,34 @@ def parse_moves(
     """Moves given as Move objects or notation, with or without the seat (``"R7>3"`` is read as
     this seat's). Raises UnreadableMoveError or WrongSeatError."""
     if not moves:
-        raise UnreadableMoveError("No move was given.")
+        raise UnreadableMoveError(lazy_gettext("No move was given."))
     if len(moves) > MAX_MOVES_PER_CALL:
-        raise UnreadableMoveError(f"At most {MAX_MOVES_PER_CALL} moves can be made at once.")
+        raise UnreadableMoveError(
+            lazy_gettext("At most %(num)d moves can be made at once.", num=MAX_MOVES_PER_CALL)
+        )
     parsed = []
     for move in moves:
         if isinstance(move, str):
             text = move if ":" in move else f"{seat}: {move}"
             try:
                 move = engine.parse_move(text, ruleset)
-            except engine.EngineError as error:
-                raise UnreadableMoveError(f"{error}. Nothing was changed.") from None
+            except engine.ExplainedError as error:
+                raise UnreadableMoveError(_unreadable(error)) from None
         if move.seat != seat:
             raise WrongSeatError(
-                "That move is written for another player's seat: you can play only your own."
+                lazy_gettext(
+                    "That move is written for another player's seat: you can play only your own."
+                )
             )
         parsed.append(move)
     return parsed
+
+
+def _unreadable(error: engine.ExplainedError) -> LazyString:
+    """Why a move could not be read, said when the refusal is read."""
+    return later(
+        lambda: gettext("%(reason)s Nothing was changed.", reason=engine_error_sentence(error))
+    )
 
 
 # --- applying ----------------------------------------------------------------------------------
@@ -219,7 +238,12 @@ def apply_to_locked(
     if expected_ply != state.ply:
         raise _stale_or_repeated(session, game_id, expected_ply, parsed, state.ply)
     if game.status != GameStatus.ACTIVE or state.result is not None:
-        raise GameNotPlayingError(f"This game is {game.status}. Nothing was changed.")
+        raise GameNotPlayingError(
+            lazy_gettext(
+                "This game is %(status)s. Nothing was changed.",
+                status=GAME_STATUS_WORDS[GameStatus(game.status)],
+            )
+        )
     events: list[engine.Event] = []
     entries: list[tuple[int, str, str]] = []
     proofs: list[ClaimProof | None] = []
@@ -231,7 +255,7 @@ def apply_to_locked(
         if given.action is engine.Action.END and ended_by_itself:
             continue  # the turn ended by itself just before: an `end` asked for is done
         if given.action is engine.Action.TIMEOUT and not by_server:
-            raise UnreadableMoveError("Only the server records a loss on time.")
+            raise UnreadableMoveError(lazy_gettext("Only the server records a loss on time."))
         move: engine.Move | None = given
         ended_by_itself = False
         while move is not None:
@@ -239,8 +263,7 @@ def apply_to_locked(
                 after, happened = engine.apply(state, move)
             except engine.IllegalMoveError as error:
                 # The engine names seats by letter; the player reads it in words.
-                reason = "it is not your turn yet" if state.to_move != seat else None
-                raise IllegalMoveRefusal(move, error, reason) from None
+                raise IllegalMoveRefusal(move, error, state.to_move != seat) from None
             # One log entry per ply: the unique (game, ply) key relies on it.
             assert after.ply == state.ply + 1, (state.ply, after.ply)
             if then_ends_turn and endings is None:

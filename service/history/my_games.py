@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
+from flask_babel import LazyString, lazy_gettext
 from sqlmodel import Session, col, select
 
 import engine
@@ -33,7 +34,16 @@ class EmailFormError(Refusal):
     """The address typed is not an email address (said the same for known and unknown ones)."""
 
     status = 422
-    title = "Please check the address"
+    title = lazy_gettext("Please check the address")
+
+
+def _address_refused(email: str) -> LazyString:
+    """Why ``email`` (which ``check_email`` refused) is no address, as one whole sentence."""
+    if "\n" in email or "\r" in email:
+        return lazy_gettext("The email address must be on one line.")
+    if not email.strip():
+        return lazy_gettext("The email address is required.")
+    return lazy_gettext("The email address is not an email address like name@example.org.")
 
 
 def request_my_games_link(session: Session, email: str) -> str | None:
@@ -45,8 +55,8 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     """
     try:
         address = check_email(email)
-    except ValueError as error:
-        raise EmailFormError(f"The email address {error}.") from None
+    except ValueError:
+        raise EmailFormError(_address_refused(email)) from None
     player = find_player(session, address)
     if player is None:
         return None

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from flask import url_for
+from flask_babel import lazy_gettext
 from markupsafe import Markup
 from sqlmodel import Session
 
@@ -31,19 +32,21 @@ class PositionError(Refusal):
     """A ``?ply=`` that names no position of the game."""
 
     status = 404
-    title = "No such position"
+    title = lazy_gettext("No such position")
 
 
 class RecordNotPublicError(Refusal):
     """The record of a game in progress: its deal and hands are secret until the end."""
 
     status = 403
-    title = "The record is published when the game ends"
+    title = lazy_gettext("The record is published when the game ends")
 
     def __init__(self) -> None:
         super().__init__(
-            "The full record holds the deal, which stays secret while the game is played. "
-            "It can be downloaded here once the game is over."
+            lazy_gettext(
+                "The full record holds the deal, which stays secret while the game is played. "
+                "It can be downloaded here once the game is over."
+            )
         )
 
 
@@ -59,7 +62,9 @@ def parse_ply(text: str | None, last: int) -> int:
         return last
     ply = requested_ply(text)
     if ply is None or ply > last:
-        raise PositionError(f"Positions of this game run from 0 (the deal) to {last}.")
+        raise PositionError(
+            lazy_gettext("Positions of this game run from 0 (the deal) to %(last)d.", last=last)
+        )
     return ply
 
 

@@ -4,6 +4,7 @@ makes a link and mails it (an outbox row; no game changes)."""
 from __future__ import annotations
 
 from flask import current_app, jsonify, make_response, redirect, render_template, request, url_for
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -80,7 +81,7 @@ def series_page(public_id: str) -> str:
 
 
 def error_json(error: Refusal) -> Response:
-    response = jsonify(error=error.status, title=error.title, message=str(error))
+    response = jsonify(error=error.status, title=str(error.title), message=str(error))
     response.status_code = error.status
     return response
 
@@ -135,7 +136,7 @@ def my_games_request_sent() -> tuple[str, int]:
     email = request.form.get("email", "")[: MAX_EMAIL_FIELD + 1]
     try:
         if len(email) > MAX_EMAIL_FIELD:
-            raise EmailFormError("That is longer than any email address.")
+            raise EmailFormError(lazy_gettext("That is longer than any email address."))
         with session_scope() as session:
             # Emails the link (a few a day per address at most); None for an unknown address.
             link = send_my_games_link(session, email)
@@ -198,12 +199,15 @@ class NotSignedInError(Refusal):
     """A player-wide change from a browser that is not signed in."""
 
     status = 403
-    title = "Please sign in first"
+    title = lazy_gettext("Please sign in first")
 
     def __init__(self) -> None:
         super().__init__(
-            "Only the player, signed in on their own browser, can change settings for all "
-            "their games. Ask for your games link on this page and sign in. Nothing was changed."
+            lazy_gettext(
+                "Only the player, signed in on their own browser, can change settings for all "
+                "their games. Ask for your games link on this page and sign in. Nothing was "
+                "changed."
+            )
         )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 import engine
@@ -19,10 +20,15 @@ from service.refusal import Refusal
 
 class SeriesNotFoundError(Refusal):
     status = 404
-    title = "Series not found"
+    title = lazy_gettext("Series not found")
 
     def __init__(self, public_id: str) -> None:
-        super().__init__(f"There is no series {public_id}. Check that the link is complete.")
+        super().__init__(
+            lazy_gettext(
+                "There is no series %(series)s. Check that the link is complete.",
+                series=public_id,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ game is at the ply of the token (else a clear "the game has moved on" page, noth
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, url_for
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -22,11 +23,13 @@ bp = Blueprint("reply_confirm", __name__)
 
 class NothingHeldError(Refusal):
     status = 404
-    title = "Nothing waits for this link"
+    title = lazy_gettext("Nothing waits for this link")
 
     def __init__(self) -> None:
         super().__init__(
-            "This link names no reply waiting to be confirmed. Open your private page."
+            lazy_gettext(
+                "This link names no reply waiting to be confirmed. Open your private page."
+            )
         )
 
 

@@ -5,6 +5,7 @@ come by mail, and the page shows the answer."""
 from __future__ import annotations
 
 from flask import current_app, redirect, request, url_for
+from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
 from service import clock
@@ -21,7 +22,7 @@ class ReplyBoxError(Refusal):
     """The reply box was sent empty, too long, or for an email that takes no reply."""
 
     status = 400
-    title = "This reply cannot be sent"
+    title = lazy_gettext("This reply cannot be sent")
 
 
 @bp.post("/dev/outbox/<int:outbox_id>/reply")
@@ -29,13 +30,17 @@ def dev_reply(outbox_id: int) -> Response:
     texts = request.form.getlist("reply")
     text = texts[0] if len(texts) == 1 else ""
     if not text.strip():
-        raise ReplyBoxError("Type the reply first (a move such as R7>3, or plain words).")
+        raise ReplyBoxError(
+            lazy_gettext("Type the reply first (a move such as R7>3, or plain words).")
+        )
     if len(text) > MAX_REPLY_CHARS:
-        raise ReplyBoxError(f"A reply here holds at most {MAX_REPLY_CHARS} characters.")
+        raise ReplyBoxError(
+            lazy_gettext("A reply here holds at most %(num)d characters.", num=MAX_REPLY_CHARS)
+        )
     with session_scope() as session:
         row = session.get(OutboxMessage, outbox_id) if outbox_id <= MAX_ID else None
     if row is None or "Reply-To" not in row.headers:
-        raise ReplyBoxError("This email takes no reply (it has no Reply-To).")
+        raise ReplyBoxError(lazy_gettext("This email takes no reply (it has no Reply-To)."))
     now = clock.now()
     raw = reply_to(row, text, sender=str(current_app.config["MAIL_DEFAULT_SENDER"]), now=now)
     received = receive(raw, now=now, recipients=[row.headers["Reply-To"]])

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flask_babel import lazy_gettext
+
 from engine import RULESETS, ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
 from service.games.computer import COMPUTER_LEVELS, computer_email, computer_name
@@ -84,7 +86,7 @@ class FormError(Refusal):
     """What is wrong with a submitted form, field by field (``errors``)."""
 
     status = 422
-    title = "Please check the form"
+    title = lazy_gettext("Please check the form")
 
     def __init__(self, errors: dict[str, str]) -> None:
         super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))

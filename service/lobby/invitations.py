@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from flask import current_app
+from flask_babel import LazyString, lazy_gettext, ngettext
 from sqlmodel import Session
 
 import engine
@@ -31,7 +32,7 @@ from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
 from service.present import emails
-from service.refusal import Refusal
+from service.refusal import Refusal, later
 
 DAY = timedelta(days=1)
 
@@ -40,7 +41,7 @@ class TooManyInvitationsError(Refusal):
     """A daily limit of invitations or confirmation emails is reached."""
 
     status = 429
-    title = "Too many invitations today"
+    title = lazy_gettext("Too many invitations today")
 
 
 class BouncingInviteeError(FormError):
@@ -79,23 +80,52 @@ def check_invitation_limits(session: Session, creator: Player, invited: Sequence
     for player in invited:
         assert player.id is not None
         if emails_queued_since(session, MailKind.INVITATION, since, player_id=player.id) >= limit:
-            raise TooManyInvitationsError(
-                f"{player.display_name} has received {limit} invitations in the last 24 hours, "
-                "the most we send to one person in a day. Please try again tomorrow. Nothing "
-                "was sent."
-            )
+            raise TooManyInvitationsError(_received_all(player.display_name, limit))
     limit = int(config["INVITATIONS_PER_SENDER_PER_DAY"])
     sent = emails_queued_since(session, MailKind.INVITATION, since, inviter_id=creator.id)
     if sent >= limit:
-        raise TooManyInvitationsError(
-            f"You have sent {limit} invitations in the last 24 hours, the most one person may in "
-            "a day. Please try again tomorrow. Nothing was sent."
-        )
+        raise TooManyInvitationsError(_sent_all(limit))
     if sent + len(invited) > limit:
-        raise TooManyInvitationsError(
-            f"This game needs {len(invited)} invitations, and you may send {limit - sent} more "
-            f"today ({limit} in 24 hours at most). Please try again tomorrow. Nothing was sent."
+        raise TooManyInvitationsError(_too_many_for_game(len(invited), limit - sent, limit))
+
+
+def _received_all(name: str, limit: int) -> LazyString:
+    return later(
+        lambda: ngettext(
+            "%(name)s has received %(num)d invitation in the last 24 hours, the most we send "
+            "to one person in a day. Please try again tomorrow. Nothing was sent.",
+            "%(name)s has received %(num)d invitations in the last 24 hours, the most we send "
+            "to one person in a day. Please try again tomorrow. Nothing was sent.",
+            limit,
+            name=name,
         )
+    )
+
+
+def _sent_all(limit: int) -> LazyString:
+    return later(
+        lambda: ngettext(
+            "You have sent %(num)d invitation in the last 24 hours, the most one person may in "
+            "a day. Please try again tomorrow. Nothing was sent.",
+            "You have sent %(num)d invitations in the last 24 hours, the most one person may in "
+            "a day. Please try again tomorrow. Nothing was sent.",
+            limit,
+        )
+    )
+
+
+def _too_many_for_game(needed: int, left: int, limit: int) -> LazyString:
+    return later(
+        lambda: ngettext(
+            "This game needs %(num)d invitation, and you may send %(left)d more today "
+            "(%(limit)d in 24 hours at most). Please try again tomorrow. Nothing was sent.",
+            "This game needs %(num)d invitations, and you may send %(left)d more today "
+            "(%(limit)d in 24 hours at most). Please try again tomorrow. Nothing was sent.",
+            needed,
+            left=left,
+            limit=limit,
+        )
+    )
 
 
 def check_confirmation_limit(session: Session, creator: Player) -> None:
@@ -107,10 +137,19 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
     since = utcnow() - DAY
     if emails_queued_since(session, MailKind.CONFIRM_ADDRESS, since, player_id=creator.id) >= limit:
         raise TooManyInvitationsError(
-            f"We have sent {limit} confirmation emails to this address in the last 24 hours, "
-            "the most we send to one address in a day. If it is yours, open the link "
-            '"sign in" in one of them and create the game again: signed in, you need no '
-            "confirmation. Otherwise try tomorrow. Nothing was created."
+            later(
+                lambda: ngettext(
+                    "We have sent %(num)d confirmation email to this address in the last 24 "
+                    "hours, the most we send to one address in a day. If it is yours, open the "
+                    'link "sign in" in it and create the game again: signed in, you need no '
+                    "confirmation. Otherwise try tomorrow. Nothing was created.",
+                    "We have sent %(num)d confirmation emails to this address in the last 24 "
+                    "hours, the most we send to one address in a day. If it is yours, open the "
+                    'link "sign in" in one of them and create the game again: signed in, you '
+                    "need no confirmation. Otherwise try tomorrow. Nothing was created.",
+                    limit,
+                )
+            )
         )
 
 

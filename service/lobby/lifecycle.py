@@ -9,6 +9,7 @@ import hashlib
 import secrets
 
 from flask import current_app
+from flask_babel import lazy_gettext
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -17,6 +18,7 @@ from service import clock, tokens
 from service.games.computer import computer_player
 from service.games.loaded import lock_loaded_game
 from service.games.players import find_or_add_player, name_by_owner
+from service.games.refusals import GAME_STATUS_WORDS
 from service.games.rows import lock_game, new_game
 from service.games.seats import seat_for_token, seats_of
 from service.games.state import deal_game
@@ -26,15 +28,15 @@ from service.models import Game, GameStatus, Seat, Series, Visibility
 from service.outbox import addresses as mail_addresses
 from service.present import emails as mail_emails
 from service.present.summaries import in_words
-from service.refusal import Refusal
+from service.refusal import Refusal, Text
 
 
 class InvitationError(Refusal):
     """An answer to an invitation that cannot be given (wrong seat, already answered)."""
 
-    title = "This invitation cannot be answered"
+    title = lazy_gettext("This invitation cannot be answered")
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: Text, status: int) -> None:
         super().__init__(message)
         self.status = status
 
@@ -176,9 +178,17 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     errors of ``seat_for_token``."""
     game, seat = seat_for_token(session, token, lock=True)
     if seat.letter != engine.FIRST_SEAT:
-        raise InvitationError("Only the player who started this game can send its invitation.", 403)
+        raise InvitationError(
+            lazy_gettext("Only the player who started this game can send its invitation."), 403
+        )
     if game.status != GameStatus.INVITED:
-        raise InvitationError(f"This game is {game.status}: there is no invitation to send.", 409)
+        raise InvitationError(
+            lazy_gettext(
+                "This game is %(status)s: there is no invitation to send.",
+                status=GAME_STATUS_WORDS[GameStatus(game.status)],
+            ),
+            409,
+        )
     creator, _ = mail_invitations.creator_and_invited(session, game)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
@@ -189,6 +199,15 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     return game
 
 
+_ONLY_INVITED = {
+    ("accept", 2): lazy_gettext("Only the invited player can accept this invitation."),
+    ("decline", 2): lazy_gettext("Only the invited player can decline this invitation."),
+    ("accept", 3): lazy_gettext("Only the invited players can accept this invitation."),
+    ("decline", 3): lazy_gettext("Only the invited players can decline this invitation."),
+}
+"""Who may answer an invitation, by the answer and the number of seats."""
+
+
 def _check_invitation(session: Session, game: Game, seat: Seat, verb: str) -> None:
     """Refuse an answer the seat cannot give: the creator's seat (403), a game no longer waiting
     for answers (409), or a seat that accepted already (409: an acceptance is final)."""
@@ -196,17 +215,23 @@ def _check_invitation(session: Session, game: Game, seat: Seat, verb: str) -> No
     seats = seats_of(session, game.id)
     letters = engine.get_ruleset(game.ruleset).seats
     if seat.letter == letters[0]:
-        who = "the invited player" if len(letters) == 2 else "the invited players"
-        raise InvitationError(f"Only {who} can {verb} this invitation.", 403)
+        raise InvitationError(_ONLY_INVITED[verb, min(len(letters), 3)], 403)
     if game.status != GameStatus.INVITED:
         raise InvitationError(
-            f"This invitation was already answered: the game is {game.status}.", 409
+            lazy_gettext(
+                "This invitation was already answered: the game is %(status)s.",
+                status=GAME_STATUS_WORDS[GameStatus(game.status)],
+            ),
+            409,
         )
     if seat.accepted:
         waiting = in_words([p.display_name for s, p in seats.values() if not s.accepted])
         raise InvitationError(
-            f"You have already accepted this invitation. The cards are dealt when {waiting} "
-            "accepts too. Nothing was changed.",
+            lazy_gettext(
+                "You have already accepted this invitation. The cards are dealt when "
+                "%(waiting)s accepts too. Nothing was changed.",
+                waiting=waiting,
+            ),
             409,
         )
 
@@ -250,7 +275,7 @@ def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat
     is not over, and the refusals of ``create_game``."""
     game, seat = seat_for_token(session, token, lock=True)
     if game.status != GameStatus.FINISHED:
-        raise InvitationError("A rematch can be offered once this game is over.", 409)
+        raise InvitationError(lazy_gettext("A rematch can be offered once this game is over."), 409)
     if game.rematch_game_id is not None:
         rematch = lock_loaded_game(session, game.rematch_game_id).game
         if rematch.status != GameStatus.DECLINED:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -242,7 +243,9 @@ def rematch(token: str) -> Response:
         assert player is not None
         if signed_in_as(session, player.email) is None:
             if game.status != GameStatus.FINISHED:
-                raise InvitationError("A rematch can be offered once this game is over.", 409)
+                raise InvitationError(
+                    lazy_gettext("A rematch can be offered once this game is over."), 409
+                )
             rematch_confirm.ask_owner(session, game, seat, player)
             url = url_for("lobby.rematch_asked", token=token)
         else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, current_app, render_template
+from flask_babel import lazy_gettext
 from markupsafe import Markup, escape
 from sqlmodel import col, select
 
@@ -22,10 +23,10 @@ _URL = re.compile(r"https?://[^\s<>\"']+")
 
 class NoSuchEmailError(Refusal):
     status = 404
-    title = "No such email"
+    title = lazy_gettext("No such email")
 
     def __init__(self, outbox_id: int) -> None:
-        super().__init__(f"The outbox has no email {outbox_id}.")
+        super().__init__(lazy_gettext("The outbox has no email %(id)d.", id=outbox_id))
 
 
 def linkify(text: str) -> Markup:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flask import Blueprint, render_template, request
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 from service.db import read_scope, session_scope
@@ -28,10 +29,12 @@ class UnknownPlayerError(Refusal):
     """A well-signed link for a player who no longer exists."""
 
     status = 404
-    title = "Nothing to change"
+    title = lazy_gettext("Nothing to change")
 
     def __init__(self) -> None:
-        super().__init__("This link belongs to nobody known here any more. Nothing was changed.")
+        super().__init__(
+            lazy_gettext("This link belongs to nobody known here any more. Nothing was changed.")
+        )
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from flask import jsonify, make_response, redirect, render_template, request, url_for
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -55,7 +56,7 @@ class MoveFormError(Refusal):
     """A move form that was not sent as the page makes it."""
 
     status = 400
-    title = "This form could not be read"
+    title = lazy_gettext("This form could not be read")
 
 
 def _private_url(game_id: int, seat: Seat) -> str:
@@ -68,7 +69,7 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
     if wants_json():
         body: dict[str, str | int | bool] = {
             "error": error.status,
-            "title": error.title,
+            "title": str(error.title),
             "message": str(error),
         }
         if isinstance(error, AlreadyPlayedError):
@@ -79,7 +80,7 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
     page = render_template(
         "play/refused.html",
         status=error.status,
-        title=error.title,
+        title=str(error.title),
         message=str(error),
         private_url=private_url,
         already_played=isinstance(error, AlreadyPlayedError),
@@ -159,12 +160,29 @@ TURN_ENDING_WORDS = frozenset({engine.Action.DRAW.value, engine.Action.END.value
 def _field(name: str, *, required: bool = True) -> str:
     values = request.form.getlist(name)
     if len(values) > 1:
-        raise MoveFormError(f"The form sent '{name}' {len(values)} times; it takes one.")
+        raise MoveFormError(
+            lazy_gettext(
+                "The form sent '%(name)s' %(num)d times; it takes one.",
+                name=name,
+                num=len(values),
+            )
+        )
     value = values[0] if values else ""
     if len(value) > MAX_FIELD_LENGTH:
-        raise MoveFormError(f"The field '{name}' is longer than any move ({MAX_FIELD_LENGTH}).")
+        raise MoveFormError(
+            lazy_gettext(
+                "The field '%(name)s' is longer than any move (%(num)d).",
+                name=name,
+                num=MAX_FIELD_LENGTH,
+            )
+        )
     if required and not value.strip():
-        raise MoveFormError(f"The form did not say '{name}'. Use the buttons of your private page.")
+        raise MoveFormError(
+            lazy_gettext(
+                "The form did not say '%(name)s'. Use the buttons of your private page.",
+                name=name,
+            )
+        )
     return value.strip()
 
 
@@ -173,7 +191,9 @@ def _form_moves() -> tuple[int, list[str]]:
     ply_text = _field("ply")
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
     if not re.fullmatch(r"[0-9]{1,6}", ply_text) or int(ply_text) > MAX_PLY:
-        raise MoveFormError("The form's move number is not a number. Reload your private page.")
+        raise MoveFormError(
+            lazy_gettext("The form's move number is not a number. Reload your private page.")
+        )
     move = _field("move")
     if move.lower() == "return":
         cards = [_field(name, required=False) for name in RETURN_FIELDS]
@@ -184,8 +204,11 @@ def _form_moves() -> tuple[int, list[str]]:
     # Only a turn ending may ride with the card: a resignation or a second action never does.
     if then and then.split()[0].lower() not in TURN_ENDING_WORDS:
         raise MoveFormError(
-            f"'{then}' cannot end the turn after a card: only a draw or 'end' can. "
-            "Nothing was played."
+            lazy_gettext(
+                "'%(then)s' cannot end the turn after a card: only a draw or 'end' can. "
+                "Nothing was played.",
+                then=then,
+            )
         )
     return int(ply_text), [move, then] if then else [move]
 
@@ -257,10 +280,10 @@ def leave_series(token: str) -> Response | Page:
 
 class NotInSeriesError(Refusal):
     status = 409
-    title = "This game is not part of a series"
+    title = lazy_gettext("This game is not part of a series")
 
     def __init__(self) -> None:
-        super().__init__("This game is a single game: there is no series to leave.")
+        super().__init__(lazy_gettext("This game is a single game: there is no series to leave."))
 
 
 # --- move links -------------------------------------------------------------------------------
@@ -285,11 +308,13 @@ def _linked_move(
     if state is None:
         raise StaleMoveError(move_token.ply, move_token.ply)
     if state.result is not None or state.to_move != move_token.seat:
-        raise WrongSeatError("This link is for a moment when it was not your turn.")
+        raise WrongSeatError(lazy_gettext("This link is for a moment when it was not your turn."))
     moves = engine.legal_moves(state)
     if not 0 <= index < len(moves):
         raise UnreadableMoveError(
-            "This link names no move: it was cut short or changed. Open your private page."
+            lazy_gettext(
+                "This link names no move: it was cut short or changed. Open your private page."
+            )
         )
     return moves[index], state
 
@@ -344,7 +369,9 @@ def play_move_link(token: str, index: int) -> Response | Page:
             move, state = _linked_move(session, game, move_token, index)
             then = _field("then", required=False)
             if then and (":" in then or then.split()[0].lower() not in TURN_ENDING_WORDS):
-                raise MoveFormError(f"'{then}' cannot end the turn after this move.")
+                raise MoveFormError(
+                    lazy_gettext("'%(then)s' cannot end the turn after this move.", then=then)
+                )
             moves: list[engine.Move | str] = [move, then] if then else [move]
             # A stale link's position is not the game's: its refusal needs the current one.
             current = state if state.ply == game.ply else load_state(session, game)

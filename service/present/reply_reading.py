@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import engine
 from engine import Action
 from engine.cards import is_troop, troop_parts
+from service.engine_words import engine_error_sentence
 from service.present.choices import move_code
 from service.present.reply_parts import sentences, split_parts
 from service.present.reply_wanted import Wanted, another_claim, is_remark, merge_returns, wanted
@@ -100,10 +101,10 @@ def _why_not(
         written = named.action_text()
         try:
             engine.apply(state, engine.parse_action(seat, written, state.ruleset))
-        except engine.EngineError as error:
-            rule = getattr(error, "rule", None)
-            ruling = f" ({rule})" if rule and str(rule) not in str(error) else ""
-            return f"{written} cannot be played now: {error}{ruling}"
+        except engine.ExplainedError as error:
+            # The engine's reason in the reader's language; this sentence ends it.
+            reason = engine_error_sentence(error, seat).removesuffix(".")
+            return f"{written} cannot be played now: {reason}"
         return f"{written} cannot be played now"
     if seen.value is not None:
         hand = state.hands[engine.SEATS.index(seat)]

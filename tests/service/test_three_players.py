@@ -241,7 +241,7 @@ def test_invitation_limits_count_each_invitation(app: Flask, client: FlaskClient
     )
     refused = client.post("/games/new", data=FORM)
     assert refused.status_code == 429
-    assert b"Carol has received 1 invitations" in refused.data
+    assert b"Carol has received 1 invitation in" in refused.data
     assert len(_games(app)) == 1
     assert [r.recipient for r in rows(app, kind=MailKind.INVITATION)] == ["carol@example.org"]
     # The sender: a game for three needs two more invitations.
