@@ -17,6 +17,8 @@ can hold a whole turn. What is accepted, case-insensitively and with spaces anyw
   ``claim flag three``, ``pass``, ``resign`` (alone: nothing else may be in a resigning reply);
 - a value without a colour: ``play the 7 on flag 3``, ``7 to 3``, ``7>3``: the troop of that
   value in hand (asked back, naming the candidates, when several match).
+- the same in Japanese (``service.present.reply_japanese``): 「赤7をフラッグ3に、戦術カードを
+  引く」, 「フラッグ2を確保」, 「投了します」.
 
 Chat is not read as moves (``Reading.chat``): a part with no word of a move in it (``Hi Bob``,
 ``thanks!``), and a remark, a part with words that belong to no move that names no whole move
