@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import engine
+from engine.cards import TACTICS
 from service.present.reply_japanese import Kind, is_japanese, words_of
 from service.present.reply_words import (
     COLOR_WORDS,
@@ -23,6 +24,9 @@ from service.present.reply_words import (
     tokens_of,
 )
 
+TACTICS_CARDS = frozenset(TACTICS)
+GUILE_VERBS = frozenset(("redeploy", "deserter", "traitor"))
+"""The guile cards that take a card from a flag (``REDEPLOY R7@3>5``)."""
 SENTENCES = re.compile(r"[^\n.!?。]*[\n.!?。]*")
 SEPARATORS = re.compile(
     r"[\n;,.!?、。]+|\b(?:and|then|und|dann|et|puis)\b|そして|それから|次に|その後", re.IGNORECASE
@@ -97,7 +101,7 @@ def japanese_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
     spans: list[tuple[int, int]] = []
     start: int | None = None
     end = 0
-    named = closed = False
+    named = closed = guile = False
     for word in words_of(text):
         if word.kind is Kind.FILLER or (closed and word.kind is Kind.NEGATION):
             start = word.start if start is None else start
@@ -106,9 +110,15 @@ def japanese_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
         anchor = word.kind is Kind.ANCHOR or (
             word.kind is Kind.OTHER and is_anchor(word.reader, ruleset)
         )
-        if start is not None and (closed or (named and anchor)):
+        # 「脱走でフラッグ8の盾を」: the card a guile card takes stays with it.
+        taken = guile and word.reader in TACTICS_CARDS
+        if start is not None and (closed or (named and anchor and not taken)):
             spans.append((start, end))
-            start, named, closed = None, False, False
+            start, named, closed, guile = None, False, False, False
+        # Open while the guile card's target is still to come.
+        guile = (guile and not taken and word.kind is not Kind.COLOUR) or (
+            word.reader in GUILE_VERBS
+        )
         if start is None:
             start = word.start
         else:

@@ -94,6 +94,7 @@ def test_a_scout_turn_in_japanese(text: str, moves: list[str]) -> None:
         (["REDEPLOY", "R1"], {3: {"A": ["R7"]}}, "フラッグ3の赤7をフラッグ5へ配置転換します", "REDEPLOY R7@3>5"),
         (["REDEPLOY", "R1"], {3: {"A": ["R7"]}}, "配置転換：フラッグ3の赤7を捨て札に", "REDEPLOY R7@3>discard"),
         (["DESERTER", "R1"], {4: {"B": ["B8"]}}, "脱走でフラッグ4の青8を", "DESERTER B8@4"),
+        (["DESERTER", "R1"], {8: {"B": ["SHIELD"]}}, "脱走でフラッグ8の盾を捨て札に", "DESERTER SHIELD@8"),
         (["TRAITOR", "R1"], {4: {"B": ["B8"]}}, "裏切りでフラッグ4の青8をフラッグ7に", "TRAITOR B8@4>7"),
         (["FOG", "R1"], {}, "霧をフラッグ3に", "FOG>3"),
         (["ALEXANDER", "R1"], {}, "アレキサンダーをフラッグ２に出します", "ALEXANDER>2"),
