@@ -112,9 +112,11 @@ VOCABULARY: tuple[tuple[str, str, Kind], ...] = (
 
 _ASCII = r"[A-Za-z0-9'#]+(?:\s*[>@]\s*[A-Za-z0-9]+)*"
 """A word in Latin letters or digits, notation included (``R7>3``, ``R7 @ 3 > 5``, ``c3``)."""
+_OTHER = r"[\u30a0-\u30fa\u30fc-\u30ff]+|[\u3400-\u9fff\uf900-\ufaff]+"
+"""A run of katakana (not ・) or of kanji that is no word of a move."""
 _WORD = re.compile(
     "|".join(f"({pattern})" for pattern, _, _ in VOCABULARY)
-    + rf"|({_ASCII})|([\u3040-\u309f])|([\u30a0-\u30ff]+|[\u3400-\u9fff\uf900-\ufaff]+)"
+    + rf"|({_ASCII})|([\u3040-\u309f])|({_OTHER})"
 )
 _ASCII_GROUP = len(VOCABULARY) + 1
 _JAPANESE = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff]")
@@ -129,7 +131,7 @@ def is_japanese(text: str) -> bool:
 
 
 def words_of(text: str) -> list[Word]:
-    """The words of ``text`` in order, unknown characters (「」, ・) left out."""
+    """The words of ``text`` in order; punctuation (「」, ・) is no word."""
     words = []
     for match in _WORD.finditer(text):
         group = match.lastindex or 0

@@ -40,7 +40,14 @@ from engine import Action
 from engine.cards import is_troop, troop_parts
 from service.present.choices import move_code
 from service.present.reply_parts import sentences, split_parts
-from service.present.reply_wanted import Wanted, another_claim, is_remark, merge_returns, wanted
+from service.present.reply_wanted import (
+    Wanted,
+    another_claim,
+    is_remark,
+    listed_claims,
+    merge_returns,
+    wanted,
+)
 from service.present.reply_words import normalised
 from service.present.translated import _
 
@@ -149,6 +156,9 @@ def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[s
         parts = [(words, wanted(words, ruleset)) for words in split_parts(sentence, ruleset)]
         chatty = question and any(seen is None or seen.strangers for _words, seen in parts)
         for words, seen in parts:
+            if not chatty and (claims := listed_claims(words)):
+                found += claims
+                continue
             if seen is None and found and found[-1].action is Action.CLAIM and not chatty:
                 seen = another_claim(words)  # "claim 3 and 5"
             if seen is None or chatty or is_remark(seen):

@@ -19,7 +19,7 @@ from engine import Action
 from engine.cards import COLOR_NAMES, is_troop, troop_parts
 from service.inbound.reply_text import own_words
 from service.present.reply_parts import split_parts
-from service.present.reply_reading import names_a_move, read_turn
+from service.present.reply_reading import names_a_move, read_turn, read_words
 from tests.engine.builders import position
 
 BATTLELINE = engine.get_ruleset("battleline")
@@ -120,6 +120,14 @@ def test_claims_pass_end_and_resign_in_japanese() -> None:
     assert names_a_move("パス", BATTLELINE) and names_a_move("手番終了", BATTLELINE)
     refused = read_turn("投了しません、赤7をフラッグ3に", state, state.to_move)
     assert refused.problem is not None and "resign" in refused.problem
+
+
+def test_two_claims_in_one_japanese_part_are_two_claims() -> None:
+    for text in ("フラッグ2と3を確保します", "フラッグ２・３を確保", "claim 2 3"):
+        found, _ = read_words(text, BATTLELINE)
+        assert [(seen.action, seen.flag) for seen in found] == [
+            (Action.CLAIM, 2), (Action.CLAIM, 3),
+        ], text  # fmt: skip
 
 
 def test_a_negation_in_japanese_plays_nothing() -> None:
