@@ -150,6 +150,44 @@ def test_japanese_chat_is_chat() -> None:
         assert not names_a_move(remark, BATTLELINE), remark
 
 
+JAPANESE_REMARKS = (
+    "こんにちは。", "いつもありがとうございます！", "いい手ですね！", "フラッグ7はまだ空いていますか？",
+    "よろしくお願いします。", "また一緒に遊びましょう。", "今日は忙しかったです。", "お疲れさまでした。",
+    "どうしてそこに出したのですか？", "山田より",
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=st.lists(st.sampled_from(JAPANESE_REMARKS), max_size=3),
+    after=st.lists(st.sampled_from(JAPANESE_REMARKS), max_size=3),
+    seed=st.sampled_from(["seed0", "seed1", "seed2", "seed3"]),
+)
+def test_japanese_chat_around_a_turn_never_changes_its_moves(
+    before: list[str], after: list[str], seed: str
+) -> None:
+    state = opening(seed)
+    play = a_play(state)
+    assert play.card is not None
+    colour, value = troop_parts(play.card)
+    turn = f"{JA_COLOURS[colour]}{value}をフラッグ{play.flag}に出して、部隊カードを引きます。"
+    reading = read_turn("\n".join(["".join(before), turn, "".join(after)]), state, state.to_move)
+    assert reading.problem is None, reading
+    assert [m.action_text() for m in reading.moves] == [play.action_text(), "draw troops"]
+
+
+def test_a_mud_discard_in_japanese_is_the_english_one() -> None:
+    for text in (
+        "泥濘のフラッグ4から赤3を捨てる",
+        "フラッグ4の赤3を捨てます",
+        "discard red 3 from flag 4",
+    ):
+        found, _ = read_words(text, BATTLELINE)
+        assert [seen.move("A") for seen in found] == [
+            engine.Move("A", Action.DISCARD, card="R3", source=4)
+        ], text
+
+
 def test_japanese_parts_are_shown_as_written() -> None:
     assert split_parts("赤7をフラッグ3に出して部隊カードを引きます", BATTLELINE) == [
         "赤7をフラッグ3に出して", "部隊カードを引きます",
