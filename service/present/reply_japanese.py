@@ -104,7 +104,7 @@ VOCABULARY: tuple[tuple[str, str, Kind], ...] = (
     (r"の", "of", Kind.OF),
     (r"ない|ません", "not", Kind.NEGATION),
     (r"回", "times", Kind.NEUTRAL),
-    (r"自分|相手|手札|山札|番目|番|枚目|枚|カード|移動|移[しす]|下さい|私|僕|俺", "", Kind.FILLER),
+    (r"自分|相手|手札|山札|番目|番|第|枚目|枚|カード|移動|移[しす]|下さい|私|僕", "", Kind.FILLER),
     *((pattern, COLOR_NAMES[letter], Kind.COLOUR) for letter, pattern in _COLOURS.items()),
     *((numeral, digits, Kind.NUMBER) for numeral, digits in _NUMERALS.items()),
 )  # fmt: skip
