@@ -162,16 +162,29 @@ _APP_SIGNATURE = re.compile(
 )
 """The line a mail app adds under the player's words (``Sent from Yahoo Mail on Android``,
 ``Sent with Proton Mail secure email.``)."""
+_JAPANESE_APP_SIGNATURE = re.compile(
+    r"^\s*\S.{0,30}から送信(?:しました)?\s*$|^.{0,20}版\s*Outlook\s*を入手\s*$"
+)
+"""The same line from a mail app in Japanese (``iPhoneから送信``, ``iOS 版 Outlook を入手``)."""
 _FORWARDED = re.compile(
     r"^\s*(?:-{3,}\s*(?:forwarded message|original message|weitergeleitete nachricht"
     r"|urspr[üu]ngliche nachricht|message transf[ée]r[ée]|message d'origine)\s*-*"
     r"|begin forwarded message:|anfang der weitergeleiteten nachricht:"
-    r"|d[ée]but du message r[ée]exp[ée]di[ée]\s?:)\s*$",
+    r"|d[ée]but du message r[ée]exp[ée]di[ée]\s?:"
+    r"|-{3,}\s*(?:転送されたメッセージ|元のメッセージ|オリジナル\s?メッセージ)\s*-*)\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
 """The line above a forwarded or an original email: what follows is not the player's."""
 
 
+_JAPANESE_HEADERS = re.compile(
+    r"^(?:_{10,}\s*\n)?[ \t]*\*?(?:差出人|送信者)\*?[ \t]*:.*\n"
+    r"(?:.*\n){0,2}?[ \t]*\*?(?:送信日時|送信日|日時|日付|宛先|件名)\*?[ \t]*:",
+    re.MULTILINE,
+)
+"""The headers above an email quoted by Outlook in Japanese (``差出人: ...`` then ``送信日時:
+...``, maybe under a line of underscores), which the reply trimmer does not know: what follows is
+not the player's."""
 _HEADER_FIELD = re.compile(r"^\*?[^\s:*][^:\n]{0,30}:\*?[ \t]+\S", re.MULTILINE)
 """A line of a quoted email's header block (``From: Bob``, ``Gesendet: Montag``)."""
 
@@ -206,8 +219,11 @@ def own_words(text: str) -> str:
         body = "\n".join(
             line
             for line in str(reply.body).split("\n")
-            if line.strip() not in attributions and not _APP_SIGNATURE.match(line)
+            if line.strip() not in attributions
+            and not _APP_SIGNATURE.match(line)
+            and not _JAPANESE_APP_SIGNATURE.match(line)
         )
+        body = _JAPANESE_HEADERS.split(body + "\n")[0]
         body = _FORWARDED.split(body)[0].strip()
         if body:
             return body[:MAX_WRITTEN_CHARS]

@@ -1,6 +1,9 @@
 """A reply from a seat's own address (``service.inbound.receive``, step 5): its words read
 against the position of the email it answers, then played with a receipt, held for the owner's
-confirmation when its sender was not authenticated, or answered with why not."""
+confirmation when its sender was not authenticated, or answered with why not.
+
+Everything said back is in the player's language (``reply_language``): the reading's reasons,
+the answer's words and its templates."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
+from service.i18n import checked_language, recipient_language
 from service.inbound import confirm, headers, loops
 from service.inbound.authentication import Verdict
 from service.inbound.outcomes import Outcome, Received
@@ -20,7 +24,9 @@ from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import game_subject
 from service.present.reply_answers import queue_receipt, queue_refusal
+from service.present.reply_japanese import is_japanese
 from service.present.reply_reading import Reading, names_a_move, read_turn
+from service.present.translated import _
 
 
 def our_subjects(session: Session, game: Game) -> list[str]:
@@ -54,6 +60,15 @@ def answered_ply(
     return None
 
 
+def reply_language(player: Player, text: str) -> str | None:
+    """The language a reply is answered in: the player's saved one. A player who has chosen
+    none and writes in Japanese is answered in Japanese, and Japanese is saved as theirs (their
+    emails follow it from now on; docs/translating.md, "Whose language")."""
+    if checked_language(player.language) is None and is_japanese(text):
+        player.language = "ja"
+    return player.language
+
+
 def play_reply(
     session: Session,
     message: email.message.Message,
@@ -64,12 +79,29 @@ def play_reply(
     now: datetime,
     verdict: Verdict,
 ) -> Received:
-    """A reply from the seat's own address: play it, or say why not."""
+    """A reply from the seat's own address: play it, or say why not, in the player's language
+    (``reply_language``)."""
+    ruleset = engine.get_ruleset(game.ruleset)
+    text = words_to_read(message, ruleset, our_subjects(session, game))
+    with recipient_language(reply_language(player, text)):
+        return _play_words(session, message, text, row, game, seat, player, now, verdict)
+
+
+def _play_words(
+    session: Session,
+    message: email.message.Message,
+    text: str,
+    row: InboundMessage,
+    game: Game,
+    seat: Seat,
+    player: Player,
+    now: datetime,
+    verdict: Verdict,
+) -> Received:
     assert game.id is not None
     letter = seat.letter
     in_reply_to = headers.own_message_id(message)
     ruleset = engine.get_ruleset(game.ruleset)
-    text = words_to_read(message, ruleset, our_subjects(session, game))
     state = load_state(session, game) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
@@ -87,31 +119,36 @@ def play_reply(
         if not names_a_move(text, ruleset):
             return Received(Outcome.IGNORED, "no move, game not being played", game.id, letter)
         if game.status == GameStatus.FINISHED:
-            return refuse(Outcome.REFUSED, "The game is over.")
-        return refuse(Outcome.REFUSED, f"This game is {game.status}: no card has been dealt yet.")
+            return refuse(Outcome.REFUSED, _("The game is over."))
+        return refuse(Outcome.REFUSED, _("This game has not begun: no card has been dealt yet."))
     ply = answered_ply(session, message, game, player)
     if ply is None:
         return refuse(
             Outcome.REFUSED,
-            "We could not tell which of our emails you answered, so not which moment of the "
-            "game you meant. Reply to the latest email of this game.",
+            _(
+                "We could not tell which of our emails you answered, so not which moment of "
+                "the game you meant. Reply to the latest email of this game."
+            ),
         )
     if ply != game.ply:
         if not names_a_move(text, ruleset):
             return Received(Outcome.IGNORED, "no move, in reply to an old email", game.id, letter)
         return refuse(
             Outcome.STALE,
-            f"You answered the email of move {ply + 1}, and the game has moved on since: it is "
-            f"at move {game.ply + 1} now. Replies count only for the moment of the email they "
-            "answer. Look at the game as it is now and reply again.",
-        )
+            _(
+                "You answered the email of move %(then)d, and the game has moved on since: it "
+                "is at move %(now)d now. Replies count only for the moment of the email they "
+                "answer. Look at the game as it is now and reply again.",
+                then=ply + 1, now=game.ply + 1,
+            ),
+        )  # fmt: skip
     reading = read_turn(text, state, letter)
     if not reading.playable:
         assert reading.problem is not None
         reason = reading.problem
         if any(part.problem for part in reading.parts):
             # The failing part says why, below: the reason only says what follows from it.
-            reason = "Part of it cannot be played now, so none of it was played."
+            reason = _("Part of it cannot be played now, so none of it was played.")
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
     if not verdict.authenticated:
@@ -127,7 +164,7 @@ def play_reply(
     before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
-        state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
+        state = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)[0]
     answer = queue_receipt(
         session,
         game,

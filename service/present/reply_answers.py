@@ -5,6 +5,9 @@ codes, and a note to a seat's own address when its reply address was used from a
 Each is queued in the caller's transaction, in the game's thread, after the player's email
 (``in_reply_to``), and carries ``Auto-Submitted: auto-replied`` (``KindRules``): nothing answers
 it back, and ``service.inbound`` never answers a message that carries it.
+
+Their words are made in the player's language: the caller builds them inside
+``service.i18n.recipient_language`` (``service.inbound.seat_reply``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from service.present.choices import move_choices, move_code
 from service.present.emails import game_facts
 from service.present.plain_text import card_text, pieces_text, wrap
 from service.present.reply_reading import Reading
+from service.present.translated import _, ngettext
 from service.present.words import instruction
 
 if TYPE_CHECKING:
@@ -149,35 +153,45 @@ def reply_codes(state: engine.GameState, seat: str) -> tuple[CodeGroup, ...]:
             lines = tuple(wrap("   ".join(codes), "    "))
             groups.append(CodeGroup(title=title, codes=tuple(codes), lines=lines))
 
-    add("Discard (the Mud left)", [c.code for c in choices.discards])
-    add("Claim a flag", [c.code for c in choices.claims])
+    add(_("Discard (the Mud left)"), [c.code for c in choices.discards])
+    add(_("Claim a flag"), [c.code for c in choices.claims])
     for group in choices.plays:
-        add(f"Play {card_text(group.card)}", [c.code for c in group.choices])
+        add(_("Play %(card)s", card=card_text(group.card)), [c.code for c in group.choices])
     if choices.scout is not None:
-        add("Play the Scout, then draw up to three", [choices.scout.code])
+        add(_("Play the Scout, then draw up to three"), [choices.scout.code])
     for group in choices.redeploys:
         add(
-            f"Redeploy your {card_text(group.card)} from flag {group.source}",
+            _(
+                "Redeploy your %(card)s from flag %(flag)d",
+                card=card_text(group.card), flag=group.source,
+            ),
             [c.code for c in group.choices],
-        )
-    add("Deserter", [c.code for c in choices.deserters])
+        )  # fmt: skip
+    add(_("Deserter"), [c.code for c in choices.deserters])
     for group in choices.traitors:
         add(
-            f"Traitor: take {card_text(group.card)} from flag {group.source}",
+            _(
+                "Traitor: take %(card)s from flag %(flag)d",
+                card=card_text(group.card), flag=group.source,
+            ),
             [c.code for c in group.choices],
-        )
+        )  # fmt: skip
     if choices.passing is not None:
-        add("Pass (you cannot play a troop card)", [choices.passing.code])
-    add("Draw (Scout)", [c.code for c in choices.scout_draws])
+        add(_("Pass (you cannot play a troop card)"), [choices.passing.code])
+    add(_("Draw (Scout)"), [c.code for c in choices.scout_draws])
     if choices.scout_return is not None:
         count = choices.scout_return
         add(
-            f"Put back {count} card{'s' if count != 1 else ''} (the last one listed ends on top)",
+            ngettext(
+                "Put back %(num)d card (the last one listed ends on top)",
+                "Put back %(num)d cards (the last one listed ends on top)",
+                count,
+            ),
             ["return " + " ".join(["CARD"] * count) if count else "return"],
         )
-    add("Draw to end your turn", [c.code for c in choices.draws])
+    add(_("Draw to end your turn"), [c.code for c in choices.draws])
     if choices.end is not None:
-        add("End your turn", [choices.end.code])
+        add(_("End your turn"), [choices.end.code])
     return tuple(groups)
 
 
@@ -200,8 +214,8 @@ def turn_now(session: Session, game: Game, state: engine.GameState, seat: str) -
     """Where ``state`` leaves ``seat``: over, their turn (with the codes), or whose turn."""
     assert game.id is not None
     seats = seats_of(session, game.id)
-    seat_row, _ = seats[seat]
-    names = {letter: player.display_name for letter, (_, player) in seats.items()}
+    seat_row = seats[seat][0]
+    names = {letter: player.display_name for letter, (_seat, player) in seats.items()}
     over = state.result is not None
     return TurnNow(
         private_url=private_page_url(seat_row),
@@ -220,7 +234,7 @@ def played_rows(
     rows = []
     state = before
     for move in moves:
-        after, _ = engine.apply(state, move)
+        after = engine.apply(state, move)[0]
         drawn = None
         if move.action is engine.Action.DRAW:
             came = set(engine.player_view(after, seat).hand) - set(
@@ -249,13 +263,15 @@ def queue_receipt(
     each draw with the card drawn, what was passed over (``notes``: a claim of a flag already
     theirs), the hand now, then what comes next in ``state`` (the position after them)."""
     assert game.id is not None
-    _, player = seats_of(session, game.id)[seat]
+    player = seats_of(session, game.id)[seat][1]
     hand = tuple(engine.player_view(state, seat).hand)
     receipt = ReceiptEmail(
         played=played_rows(before, seat, moves),
         notes=tuple(notes),
         hand=hand,
-        hand_lines=tuple(wrap("Your hand now: " + (" ".join(hand) or "no cards"), "", "  ")),
+        hand_lines=tuple(
+            wrap(_("Your hand now: %(cards)s", cards=" ".join(hand) or _("no cards")), "", "  ")
+        ),
     )
     context = template_values(game, turn_now(session, game, state, seat), receipt)
     return queue_email(

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 
 import engine
+from engine.cards import TACTICS
+from service.present.reply_japanese import Kind, is_japanese, words_of
 from service.present.reply_words import (
     COLOR_WORDS,
     DECK_WORDS,
@@ -22,8 +24,13 @@ from service.present.reply_words import (
     tokens_of,
 )
 
-SENTENCES = re.compile(r"[^\n.!?]*[\n.!?]*")
-SEPARATORS = re.compile(r"[\n;,.!?]+|\b(?:and|then|und|dann|et|puis)\b", re.IGNORECASE)
+TACTICS_CARDS = frozenset(TACTICS)
+GUILE_VERBS = frozenset(("redeploy", "deserter", "traitor"))
+"""The guile cards that take a card from a flag (``REDEPLOY R7@3>5``)."""
+SENTENCES = re.compile(r"[^\n.!?。]*[\n.!?。]*")
+SEPARATORS = re.compile(
+    r"[\n;,.!?、。]+|\b(?:and|then|und|dann|et|puis)\b|そして|それから|次に|その後", re.IGNORECASE
+)
 
 
 def sentences(text: str) -> list[tuple[str, bool]]:
@@ -48,6 +55,9 @@ def split_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
     scout``, ``draw a tactics card``, ``REDEPLOY R7@3>5``; cards after ``return`` stay with it."""
     parts: list[str] = []
     for chunk in SEPARATORS.split(text):
+        if is_japanese(chunk):
+            parts += japanese_parts(chunk, ruleset)
+            continue
         current: list[str] = []
         verbs: list[str] = []
         named = has_deck = has_placed = False
@@ -82,3 +92,39 @@ def split_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
         if current:
             parts.append(" ".join(current))
     return [part for part in (p.strip() for p in parts) if part]
+
+
+def japanese_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
+    """The parts of Japanese words, as written: a verb ends its part (「赤7をフラッグ3に出して
+    部隊カードを引く」), unless it comes first (「確保 2」); a deck, a tactics card or notation
+    begins a new part after one naming a move already (「赤7をフラッグ3に戦術カード」)."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    end = 0
+    named = closed = guile = False
+    for word in words_of(text):
+        if word.kind is Kind.FILLER or (closed and word.kind is Kind.NEGATION):
+            start = word.start if start is None else start
+            end = word.end
+            continue
+        anchor = word.kind is Kind.ANCHOR or (
+            word.kind is Kind.OTHER and is_anchor(word.reader, ruleset)
+        )
+        # 「脱走でフラッグ8の盾を」: the card a guile card takes stays with it.
+        taken = guile and word.reader in TACTICS_CARDS
+        if start is not None and (closed or (named and anchor and not taken)):
+            spans.append((start, end))
+            start, named, closed, guile = None, False, False, False
+        # Open while the guile card's target is still to come.
+        guile = (guile and not taken and word.kind is not Kind.COLOUR) or (
+            word.reader in GUILE_VERBS
+        )
+        if start is None:
+            start = word.start
+        else:
+            closed = word.kind is Kind.VERB
+        end = word.end
+        named = named or anchor or word.kind is Kind.COLOUR
+    if start is not None:
+        spans.append((start, end))
+    return [text[a:b].strip() for a, b in spans if text[a:b].strip()]

@@ -17,6 +17,12 @@ can hold a whole turn. What is accepted, case-insensitively and with spaces anyw
   ``claim flag three``, ``pass``, ``resign`` (alone: nothing else may be in a resigning reply);
 - a value without a colour: ``play the 7 on flag 3``, ``7 to 3``, ``7>3``: the troop of that
   value in hand (asked back, naming the candidates, when several match).
+- the same in Japanese (``service.present.reply_japanese``): 「赤7をフラッグ3に、戦術カードを
+  引く」, 「フラッグ2を確保」, 「投了します」.
+
+Every sentence made here for the player is a gettext message: read inside
+``service.i18n.recipient_language``, a reading speaks its player's language (outside an app,
+English).
 
 Chat is not read as moves (``Reading.chat``): a part with no word of a move in it (``Hi Bob``,
 ``thanks!``), and a remark, a part with words that belong to no move that names no whole move
@@ -35,8 +41,16 @@ from engine.cards import is_troop, troop_parts
 from service.engine_words import engine_error_sentence
 from service.present.choices import move_code
 from service.present.reply_parts import sentences, split_parts
-from service.present.reply_wanted import Wanted, another_claim, is_remark, merge_returns, wanted
+from service.present.reply_wanted import (
+    Wanted,
+    another_claim,
+    is_remark,
+    listed_claims,
+    merge_returns,
+    wanted,
+)
 from service.present.reply_words import normalised
+from service.present.translated import _
 
 MAX_PARTS = 12
 """More parts than any turn has (claims, a card, three Scout draws, a return, a draw)."""
@@ -86,7 +100,11 @@ class Reading:
     @property
     def notes(self) -> tuple[str, ...]:
         """What was passed over without a move (the rest was played), as a receipt says it."""
-        return tuple(f"'{part.words}': {part.note}" for part in self.parts if part.note)
+        return tuple(
+            _("'%(words)s': %(note)s", words=part.words, note=part.note)
+            for part in self.parts
+            if part.note
+        )
 
 
 def _why_not(
@@ -94,8 +112,15 @@ def _why_not(
 ) -> str:
     if candidates:
         codes = ", ".join(move_code(m) for m in candidates[:12])
-        more = f" and {len(candidates) - 12} more" if len(candidates) > 12 else ""
-        return f"it could mean {len(candidates)} moves ({codes}{more}): say which one"
+        if len(candidates) > 12:
+            return _(
+                "it could mean %(count)d moves (%(codes)s and %(more)d more): say which one",
+                count=len(candidates), codes=codes, more=len(candidates) - 12,
+            )  # fmt: skip
+        return _(
+            "it could mean %(count)d moves (%(codes)s): say which one",
+            count=len(candidates), codes=codes,
+        )  # fmt: skip
     named = seen.move(seat)
     if named is not None:
         written = named.action_text()
@@ -104,16 +129,20 @@ def _why_not(
         except engine.ExplainedError as error:
             # The engine's reason in the reader's language; this sentence ends it.
             reason = engine_error_sentence(error, seat).removesuffix(".")
-            return f"{written} cannot be played now: {reason}"
-        return f"{written} cannot be played now"
+            return _("%(move)s cannot be played now: %(error)s", move=written, error=reason)
+        return _("%(move)s cannot be played now", move=written)
     if seen.value is not None:
         hand = state.hands[engine.SEATS.index(seat)]
         held = [c for c in hand if is_troop(c) and troop_parts(c)[1] == seen.value]
         if not held:
-            return f"you hold no troop card of value {seen.value}"
-        where = f" to flag {seen.flag}" if seen.flag is not None else ""
-        return f"your {', '.join(held)} cannot be played{where} now"
-    return "it names no move you can make now"
+            return _("you hold no troop card of value %(value)d", value=seen.value)
+        if seen.flag is not None:
+            return _(
+                "your %(cards)s cannot be played to flag %(flag)d now",
+                cards=", ".join(held), flag=seen.flag,
+            )  # fmt: skip
+        return _("your %(cards)s cannot be played now", cards=", ".join(held))
+    return _("it names no move you can make now")
 
 
 def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[str]]:
@@ -123,8 +152,11 @@ def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[s
     chat: list[str] = []
     for sentence, question in sentences(normalised(text)):
         parts = [(words, wanted(words, ruleset)) for words in split_parts(sentence, ruleset)]
-        chatty = question and any(seen is None or seen.strangers for _, seen in parts)
+        chatty = question and any(seen is None or seen.strangers for _words, seen in parts)
         for words, seen in parts:
+            if not chatty and (claims := listed_claims(words)):
+                found += claims
+                continue
             if seen is None and found and found[-1].action is Action.CLAIM and not chatty:
                 seen = another_claim(words)  # "claim 3 and 5"
             if seen is None or chatty or is_remark(seen):
@@ -144,8 +176,8 @@ def _already_claimed(state: engine.GameState, seat: str, seen: Wanted) -> str | 
     if holder is None:
         return None
     if holder == engine.SEATS.index(seat):
-        return f"flag {flag} is yours already (claimed before this reply)"
-    return f"flag {flag} was claimed already, not by you, before this reply"
+        return _("flag %(flag)d is yours already (claimed before this reply)", flag=flag)
+    return _("flag %(flag)d was claimed already, not by you, before this reply", flag=flag)
 
 
 def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
@@ -153,20 +185,23 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
     ``state`` part by part. A reading with a ``problem`` plays nothing."""
     found, ignored = read_words(text, state.ruleset)
     if not found:
-        return Reading(ignored=tuple(ignored), problem="We found no move in your reply.")
+        return Reading(ignored=tuple(ignored), problem=_("We found no move in your reply."))
     if len(found) > MAX_PARTS:
         return Reading(
             ignored=tuple(ignored),
-            problem=f"Your reply names {len(found)} moves; a turn has at most {MAX_PARTS}.",
-        )
+            problem=_(
+                "Your reply names %(count)d moves; a turn has at most %(most)d.",
+                count=len(found), most=MAX_PARTS,
+            ),
+        )  # fmt: skip
     if any(seen.action is Action.RESIGN for seen in found):
         alone = found[0]
         extra = alone.cards or alone.deck or alone.flag is not None or alone.source is not None
         if len(found) != 1 or alone.negated or extra:
-            part = ReadPart(words=" ".join(s.words for s in found), problem="resign")
+            part = ReadPart(words=" ".join(s.words for s in found), problem=_("resign"))
             return Reading(
                 parts=(part,), ignored=tuple(ignored),
-                problem="To resign, reply with the single word 'resign' and nothing else.",
+                problem=_("To resign, reply with the single word 'resign' and nothing else."),
             )  # fmt: skip
         resign = engine.Move(seat, Action.RESIGN)
         return Reading(parts=(ReadPart(words=found[0].words, move=resign),), ignored=tuple(ignored))
@@ -174,18 +209,24 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
     problem: str | None = None
     for index, seen in enumerate(found):
         if problem is not None:
-            parts.append(ReadPart(words=seen.words, problem="not read: an earlier part failed"))
+            parts.append(ReadPart(words=seen.words, problem=_("not read: an earlier part failed")))
             continue
         if seen.negated:
-            problem = f"'{seen.words}' says not to play something: write only the moves to make."
+            problem = _(
+                "'%(words)s' says not to play something: write only the moves to make.",
+                words=seen.words,
+            )
         elif state.result is not None:
-            problem = f"'{seen.words}': the game is over."
+            problem = _("'%(words)s': the game is over.", words=seen.words)
         elif state.to_move != seat:
             problem = (
-                f"'{seen.words}': your turn is over after '{found[index - 1].words}'."
+                _(
+                    "'%(words)s': your turn is over after '%(before)s'.",
+                    words=seen.words, before=found[index - 1].words,
+                )
                 if index
-                else f"'{seen.words}': it is not your turn."
-            )
+                else _("'%(words)s': it is not your turn.", words=seen.words)
+            )  # fmt: skip
         if problem is not None:
             parts.append(ReadPart(words=seen.words, problem=problem))
             continue
@@ -197,19 +238,19 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         if len(candidates) == 1:
             move = candidates[0]
             parts.append(ReadPart(words=seen.words, move=move))
-            state, _ = engine.apply(state, move)
+            state = engine.apply(state, move)[0]
             continue
         why = _why_not(state, seat, seen, candidates)
-        problem = f"'{seen.words}': {why}."
+        problem = _("'%(words)s': %(why)s.", words=seen.words, why=why)
         parts.append(ReadPart(words=seen.words, problem=why, options=tuple(candidates)))
     if problem is None and not any(part.move for part in parts):
-        problem = " ".join(f"{note}." for note in Reading(tuple(parts)).notes)
-        problem += " Your reply names no other move."
+        said = [_("%(note)s.", note=note) for note in Reading(tuple(parts)).notes]
+        problem = " ".join([*said, _("Your reply names no other move.")])
     return Reading(parts=tuple(parts), ignored=tuple(ignored), problem=problem)
 
 
 def names_a_move(text: str, ruleset: engine.Ruleset) -> bool:
     """Whether any part of ``text`` reads as a move at all (a verb, a card, a deck, a code),
     whatever the position: a reply of thanks after the game names none and is not answered."""
-    found, _ = read_words(text, ruleset)
+    found = read_words(text, ruleset)[0]
     return bool(found)

@@ -206,6 +206,18 @@ def _is_value(seen: Wanted, role: str | None, before: str, nxt: str) -> bool:
     )
 
 
+def listed_claims(words: str) -> list[Wanted]:
+    """``claim 2 3``, 「フラッグ2と3を確保」: a claim verb with several flags and nothing else is a
+    claim of each (one flag would be taken for the other otherwise); [] for any other part."""
+    tokens = [t.lower() for t in tokens_of(words)]
+    if "claim" not in tokens:
+        return []
+    numbers = [number_of(t) for t in tokens if t not in ("claim", "flag", "flags")]
+    if len(numbers) < 2 or None in numbers:
+        return []
+    return [Wanted(words=words, action=Action.CLAIM, flag=flag) for flag in numbers]
+
+
 def another_claim(words: str) -> Wanted | None:
     numbers = [number_of(t) for t in (t.lower() for t in tokens_of(words)) if t != "flag"]
     if len(numbers) == 1 and numbers[0] is not None:

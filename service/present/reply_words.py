@@ -13,6 +13,7 @@ import engine
 from engine import Action, Deck
 from engine.cards import COLOR_NAMES
 from engine.cards import GUILE as GUILE_CARDS
+from service.present.reply_japanese import is_japanese, reader_words
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
@@ -113,6 +114,9 @@ def number_of(word: str) -> int | None:
 
 def tokens_of(text: str) -> list[str]:
     """Words, with the notation's ``>`` and ``@`` joined to their neighbours (``R7 > 3`` is
-    ``R7>3``), and quotes around a word dropped."""
+    ``R7>3``), and quotes around a word dropped; Japanese as the English words it says
+    (``service.present.reply_japanese``)."""
+    if is_japanese(text):
+        return reader_words(text)
     words = _TOKEN.findall(re.sub(r"\s*([>@])\s*", r"\1", text))
     return [w for w in (word.strip("'") for word in words) if w]

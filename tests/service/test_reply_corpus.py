@@ -1,8 +1,9 @@
 """The corpus of replies in tests/fixtures/replies: raw emails as mail programs send them (Gmail,
-Apple Mail, Outlook, Thunderbird, Yahoo, Fastmail, Proton Mail, K-9, Samsung, mutt), read
-receipts, auto-replies and bounces, each with what must come of it (expected.json): the player's
-own words and the moves they name exactly, or silence. The score is printed for the notes:
-``pytest -s tests/service/test_reply_corpus.py -k score``. Pure: no app, no database."""
+Apple Mail, Outlook, Thunderbird, Yahoo, Fastmail, Proton Mail, K-9, Samsung, mutt; some in
+Japanese), read receipts, auto-replies and bounces, each with what must come of it
+(expected.json): the player's own words and the moves they name exactly, or silence. The score
+is printed for the notes: ``pytest -s tests/service/test_reply_corpus.py -k score``. Pure: no
+app, no database."""
 
 from __future__ import annotations
 
@@ -75,6 +76,12 @@ def test_the_corpus_has_every_common_mail_program_and_every_automatic_kind() -> 
         assert any(kind in name for name in REPLIES), kind
     for kind in ("mdn", "read_receipt", "ooo", "bounce_qmail", "_dsn"):
         assert any(kind in name for name in SILENT), kind
+
+
+def test_the_corpus_has_replies_in_japanese_from_gmail_outlook_and_the_iphone() -> None:
+    japanese = [name for name in REPLIES if "japanese" in name]
+    for client in ("gmail_web", "gmail_android", "outlook_desktop", "ios_mail", "thunderbird"):
+        assert any(name.startswith(client) for name in japanese), client
 
 
 @pytest.mark.parametrize("name", REPLIES)
