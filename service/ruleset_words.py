@@ -4,7 +4,7 @@ a ruleset through here."""
 
 from __future__ import annotations
 
-from flask_babel import lazy_gettext
+from flask_babel import LazyString, lazy_gettext
 
 import engine
 
@@ -23,3 +23,9 @@ def ruleset_title(name: str) -> str:
     this table does not know yet)."""
     title = RULESET_TITLES.get(name)
     return str(title) if title is not None else engine.get_ruleset(name).title
+
+
+def lazy_ruleset_title(name: str) -> LazyString | str:
+    """The title of the ruleset ``name``, put into words when a template renders it: a value
+    built before the reader's language is known (an email's facts) reads in the reader's."""
+    return RULESET_TITLES.get(name) or engine.get_ruleset(name).title

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import LazyString, lazy_gettext
 from flask_babel import gettext as _
 from sqlmodel import Session
 
@@ -26,7 +27,10 @@ from service.present.recipients import queue_to, queue_to_each
 from service.present.seat_names import names_of
 from service.present.summaries import in_words
 from service.present.template_values import template_values
-from service.ruleset_words import ruleset_title
+from service.ruleset_words import lazy_ruleset_title, ruleset_title
+
+CLAIMS_WORDS = {"standard": lazy_gettext("standard"), "advanced": lazy_gettext("advanced")}
+"""A game's claims setting (``Game.claims``) in the reader's words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +38,12 @@ class GameFacts:
     """What anyone may know about a game's settings: every email of a game shows them."""
 
     game_number: int
-    ruleset_title: str
+    ruleset_title: LazyString | str
+    """In the reader's words when a template renders it (lazy: the facts of a game may be
+    gathered before the reader's language is known)."""
     claims: str
+    claims_words: LazyString | str
+    """``claims`` in the reader's words, as ``ruleset_title``."""
     days_per_move: int
     seed_commitment: str
     public_url: str
@@ -46,8 +54,9 @@ def facts_of(game: Game) -> GameFacts:
     assert game.id is not None
     return GameFacts(
         game_number=game.id,
-        ruleset_title=ruleset_title(game.ruleset),
+        ruleset_title=lazy_ruleset_title(game.ruleset),
         claims=game.claims,
+        claims_words=CLAIMS_WORDS.get(game.claims, game.claims),
         days_per_move=game.days_per_move,
         seed_commitment=game.seed_commitment,
         public_url=external_url("history.public_page", public_id=game.public_id),
@@ -149,6 +158,8 @@ class GameStartedEmail:
     seat: str
     player_names: tuple[str, ...]
     """Every player's name, in seat order."""
+    players_text: str
+    """The same in words."""
     accepted_by: str
     series_game: int | None
     """The game's number in its series, from the second game on."""
@@ -177,6 +188,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
             facts=facts_of(game),
             seat=letter,
             player_names=tuple(names.values()),
+            players_text=in_words(list(names.values())),
             accepted_by=in_words([name for s, name in names.items() if s != creator]),
             series_game=number if number > 1 else None,
             series_goal=series_goal(score.series) if score is not None else None,
@@ -199,6 +211,7 @@ class GameCancelledEmail:
     facts: GameFacts
     seat: str
     player_names: tuple[str, ...]
+    players_text: str
     declined_name: str
     you_accepted: bool
     private_url: str
@@ -218,6 +231,7 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
             facts=facts_of(game),
             seat=letter,
             player_names=tuple(names.values()),
+            players_text=in_words(list(names.values())),
             declined_name=names[declined_by],
             # The creator's seat accepted by creating the game: no "although you had".
             you_accepted=seat.accepted and letter != engine.FIRST_SEAT,

@@ -37,22 +37,38 @@ def result_words(
     assert result is not None
     ruleset = state.ruleset
     kind = result.termination
-    left = names.get(leaver or "", "a player")
+    left = names.get(leaver or "") or str(_("a player"))
     if result.winner is None:
         sharing = in_words([names[seat] for seat in result.draw_between])
         if kind is engine.Termination.STALEMATE:
-            return f"The game is a draw between {sharing}: no one could take more flags."
-        gone = "resigned" if kind is engine.Termination.RESIGNATION else "ran out of time"
-        return f"The game is a draw between {sharing}, as {left} {gone} with them level."
+            return str(
+                _("The game is a draw between %(players)s: no one could take more flags.",
+                  players=sharing)
+            )  # fmt: skip
+        if kind is engine.Termination.RESIGNATION:
+            return str(
+                _("The game is a draw between %(players)s, as %(name)s resigned with them level.",
+                  players=sharing, name=left)
+            )  # fmt: skip
+        return str(
+            _("The game is a draw between %(players)s, as %(name)s ran out of time with them "
+              "level.", players=sharing, name=left)
+        )  # fmt: skip
     winner = names[result.winner]
-    how = {
-        engine.Termination.BREAKTHROUGH: f"holding {ruleset.adjacent_to_win} adjacent flags",
-        engine.Termination.ENVELOPMENT: f"holding {ruleset.flags_to_win} flags",
-        engine.Termination.STALEMATE: "holding the most flags when no one could take more",
-        engine.Termination.RESIGNATION: f"as {left} resigned",
-        engine.Termination.TIME: f"as {left} ran out of time",
-    }[kind]
-    return f"{winner} won, {how}."
+    if kind is engine.Termination.BREAKTHROUGH:
+        how = _("%(winner)s won, holding %(count)d adjacent flags.",
+                winner=winner, count=ruleset.adjacent_to_win)  # fmt: skip
+    elif kind is engine.Termination.ENVELOPMENT:
+        how = _("%(winner)s won, holding %(count)d flags.",
+                winner=winner, count=ruleset.flags_to_win)  # fmt: skip
+    elif kind is engine.Termination.STALEMATE:
+        how = _("%(winner)s won, holding the most flags when no one could take more.",
+                winner=winner)  # fmt: skip
+    elif kind is engine.Termination.RESIGNATION:
+        how = _("%(winner)s won, as %(name)s resigned.", winner=winner, name=left)
+    else:
+        how = _("%(winner)s won, as %(name)s ran out of time.", winner=winner, name=left)
+    return str(how)
 
 
 @dataclass(frozen=True, slots=True)
