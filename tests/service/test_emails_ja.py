@@ -101,6 +101,8 @@ class Sent:
     kind: str
     recipient: str
     text: str
+    html_lang: str
+    """The ``lang`` of the HTML part: screen readers speak it in that language."""
 
 
 def emails_of_a_game(app: Flask, client: FlaskClient, languages: dict[str, str]) -> list[Sent]:
@@ -153,7 +155,13 @@ def emails_of_a_game(app: Flask, client: FlaskClient, languages: dict[str, str])
         by_address = {player.email: languages[letter] for letter, (_s, player) in seats.items()}
         queued = session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > before)).all()
         return [
-            Sent(by_address[row.recipient], row.kind, row.recipient, readable(row))
+            Sent(
+                by_address[row.recipient],
+                row.kind,
+                row.recipient,
+                readable(row),
+                re.findall(r'<html lang="(\w+)">', row.html_body or "")[0],
+            )
             for row in queued
         ]
 
@@ -167,6 +175,7 @@ def test_every_email_is_in_its_recipients_language_alone(
     # (test_reply_answers.py): their templates are rendered by the next test.
     told_apart = {MailKind.REPLY_RECEIPT, MailKind.REPLY_REFUSED, MailKind.REPLY_CONFIRM}
     assert {s.kind for s in sent} == {kind.value for kind in MailKind} - told_apart
+    assert all(s.html_lang == s.language for s in sent)
     english_left = {
         f"{s.kind} to {s.recipient}": left
         for s in sent
