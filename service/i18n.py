@@ -51,9 +51,12 @@ class Language:
     """The BCP 47 code, as in ``lang=`` and ``Accept-Language`` ("en", "ja")."""
     name: str
     """Its name in itself, as the switch shows it ("English", "日本語")."""
+    sentence_gap: str = " "
+    """What goes between two sentences that are two messages: a space, none in Japanese (a
+    sentence ends with 。)."""
 
 
-LANGUAGES = (Language("en", "English"), Language("ja", "日本語"))
+LANGUAGES = (Language("en", "English"), Language("ja", "日本語", sentence_gap=""))
 LANGUAGE_CODES = tuple(language.code for language in LANGUAGES)
 
 TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
@@ -108,6 +111,13 @@ def page_language() -> str:
     return code
 
 
+def sentence_gap() -> str:
+    """``Language.sentence_gap`` of the language being written (templates: between two
+    sentences made of two messages)."""
+    code = page_language()
+    return next((lang.sentence_gap for lang in LANGUAGES if lang.code == code), " ")
+
+
 def adopt_page_language(player: Player) -> None:
     """A player acting as themselves on a page (signing in) who has not chosen a language gets
     this page's: their emails follow it from now on. A choice they made is never overridden."""
@@ -160,6 +170,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_page_language)
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["languages"] = LANGUAGES
+    app.jinja_env.globals["sentence_gap"] = sentence_gap
     app.register_blueprint(bp)
 
     @app.after_request

@@ -16,6 +16,11 @@ from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from babel import Locale
+from babel.dates import format_datetime
+from flask import has_app_context
+from flask_babel import get_locale, ngettext
+from flask_babel import gettext as _
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
@@ -51,8 +56,10 @@ def _zone(name: str | None) -> tzinfo:
     return zoneinfo.ZoneInfo(name)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' if count != 1 else ''}"
+def _locale() -> Locale:
+    """The language being written (a page's or an email's recipient's), English outside an app."""
+    locale = get_locale() if has_app_context() else None
+    return locale if locale is not None else Locale("en")
 
 
 def time_left(moment: datetime, now: datetime) -> str:
@@ -60,13 +67,15 @@ def time_left(moment: datetime, now: datetime) -> str:
     it has passed. Counted down to the minute, shown to the hour above one hour."""
     minutes = int((_utc(moment) - _utc(now)).total_seconds() // 60)
     if minutes <= 0:
-        return "no time"
+        return str(_("no time"))
     if minutes < 60:
-        return _plural(minutes, "minute")
+        return str(ngettext("%(num)d minute", "%(num)d minutes", minutes))
     days, hours = divmod(minutes // 60, 24)
+    hours_text = str(ngettext("%(num)d hour", "%(num)d hours", hours))
     if days == 0:
-        return _plural(hours, "hour")
-    return _plural(days, "day") + (f" {_plural(hours, 'hour')}" if hours else "")
+        return hours_text
+    days_text = str(ngettext("%(num)d day", "%(num)d days", days))
+    return str(_("%(days)s %(hours)s", days=days_text, hours=hours_text)) if hours else days_text
 
 
 def deadline_left(moment: datetime | None) -> str:
@@ -79,13 +88,22 @@ def local_time(moment: datetime, time_zone: str | None) -> str:
     November, 19:24 Europe/Paris time", "Friday 28 November, 18:24 UTC"."""
     zone = _zone(time_zone)
     at = _utc(moment).astimezone(zone)
-    named = "UTC" if zone is UTC else f"{time_zone} time"
-    return f"{at:%A} {at.day} {at:%B}, {at:%H:%M} {named}"
+    # A CLDR pattern, translated with the messages: each language orders its own date.
+    when = format_datetime(at, str(_("EEEE d MMMM, HH:mm")), locale=_locale())
+    if zone is UTC:
+        return str(_("%(when)s UTC", when=when))
+    return str(_("%(when)s %(zone)s time", when=when, zone=time_zone))
 
 
 def deadline_text(moment: datetime, time_zone: str | None, now: datetime) -> str:
     """A deadline for people: its local time and the time left."""
-    return f"{local_time(moment, time_zone)} ({time_left(moment, now)} left)"
+    return str(
+        _(
+            "%(when)s (%(left)s left)",
+            when=local_time(moment, time_zone),
+            left=time_left(moment, now),
+        )
+    )
 
 
 def _utc(moment: datetime) -> datetime:

@@ -20,6 +20,7 @@ import engine
 from service import clock, tokens
 from service.games.rows import get_game
 from service.games.seats import seats_of
+from service.i18n import recipient_language
 from service.links import external_url, private_page_url
 from service.models import Game, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
@@ -93,19 +94,21 @@ def hold(
     if asked >= CONFIRMATIONS_PER_HOUR:
         return None
     url = external_url("reply_confirm.confirm_page", token=make_token(seat, game.ply, row.id))
-    context = {
-        **game_facts(game),
-        "moves": described(moves),
-        "turn": game.ply + 1,
-        "confirm_url": url,
-        "own_address": player.email,
-        "reason": reason,
-        "private_url": private_page_url(seat),
-    }
-    return queue_email(
-        session, MailKind.REPLY_CONFIRM, player, game=game, context=context,
-        in_reply_to=in_reply_to,
-    )  # fmt: skip
+    # The moves in words and the game's facts in the recipient's language (service.i18n).
+    with recipient_language(player.language):
+        context = {
+            **game_facts(game),
+            "moves": described(moves),
+            "turn": game.ply + 1,
+            "confirm_url": url,
+            "own_address": player.email,
+            "reason": reason,
+            "private_url": private_page_url(seat),
+        }
+        return queue_email(
+            session, MailKind.REPLY_CONFIRM, player, game=game, context=context,
+            in_reply_to=in_reply_to,
+        )  # fmt: skip
 
 
 def seat_of(session: Session, token: ConfirmToken) -> tuple[Game, Seat, Player]:

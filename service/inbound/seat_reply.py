@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
-from service.i18n import checked_language, recipient_language
+from service.i18n import LANGUAGE_CODES, checked_language, recipient_language
 from service.inbound import confirm, headers, loops
 from service.inbound.authentication import Verdict
 from service.inbound.outcomes import Outcome, Received
@@ -31,9 +31,13 @@ from service.present.translated import _
 
 def our_subjects(session: Session, game: Game) -> list[str]:
     """The phrases of our own subjects in this game, which a reply's Subject repeats: the game's
-    part and each kind's head."""
-    heads = [kind.rules.subject for kind in MailKind if kind.rules.subject]
-    return [game_subject(session, game), *heads]
+    part and each kind's head, in every language (the player's may have changed since)."""
+    phrases: list[str] = []
+    for code in LANGUAGE_CODES:
+        with recipient_language(code):
+            phrases.append(game_subject(session, game))
+            phrases += [str(kind.rules.subject) for kind in MailKind if kind.rules.subject]
+    return list(dict.fromkeys(phrases))
 
 
 def answered_ply(

@@ -17,9 +17,9 @@ from service import clock, tokens
 from service.links import external_url, private_page_url
 from service.models import Game, Player, Seat
 from service.outbox.kinds import MailKind
-from service.outbox.queue import emails_queued_since, queue_email
+from service.outbox.queue import emails_queued_since
 from service.present.emails import GameFacts, facts_of
-from service.present.template_values import template_values
+from service.present.recipients import queue_to
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +60,14 @@ def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
         EMAILS_PER_DAY
     ):
         return False
-    email = RematchConfirmEmail(
-        facts=facts_of(game),
-        confirm_url=external_url("lobby.confirmed_rematch_page", token=make_token(seat)),
-        private_url=private_page_url(seat),
-    )
-    row = queue_email(
-        session, MailKind.REMATCH_CONFIRM, player, game=game, context=template_values(email)
+    confirm_url = external_url("lobby.confirmed_rematch_page", token=make_token(seat))
+    row = queue_to(
+        session,
+        MailKind.REMATCH_CONFIRM,
+        player,
+        lambda: RematchConfirmEmail(
+            facts=facts_of(game), confirm_url=confirm_url, private_url=private_page_url(seat)
+        ),
+        game=game,
     )
     return row is not None

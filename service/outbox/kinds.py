@@ -10,6 +10,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from flask_babel import LazyString, lazy_gettext
+
 
 @dataclass(frozen=True)
 class KindRules:
@@ -26,7 +28,7 @@ class KindRules:
     auto_submitted: str = "auto-generated"
     """Its ``Auto-Submitted`` header (RFC 3834): ``auto-replied`` for an answer to an email
     received (``service.inbound`` never answers a message that carries either)."""
-    subject: str = ""
+    subject: str | LazyString = ""
     """What happened, at the head of a game-thread email's subject (``"Your turn"``), unless the
     email's builder says more (``"Game over, you won"``)."""
 
@@ -90,47 +92,68 @@ class MailKind(enum.StrEnum):
 KIND_RULES: dict[MailKind, KindRules] = {
     MailKind.CONFIRM_ADDRESS: KindRules(game_thread=False, requested=True),
     MailKind.INVITATION: KindRules(
-        game_thread=True, requested=False, invitation=True, subject="An invitation to play"
+        game_thread=True,
+        requested=False,
+        invitation=True,
+        subject=lazy_gettext("An invitation to play"),
     ),
-    MailKind.GAME_STARTED: KindRules(game_thread=True, requested=False, subject="Cards dealt"),
-    MailKind.GAME_CANCELLED: KindRules(game_thread=True, requested=False, subject="Cancelled"),
+    MailKind.GAME_STARTED: KindRules(
+        game_thread=True, requested=False, subject=lazy_gettext("Cards dealt")
+    ),
+    MailKind.GAME_CANCELLED: KindRules(
+        game_thread=True, requested=False, subject=lazy_gettext("Cancelled")
+    ),
     MailKind.MY_GAMES: KindRules(game_thread=False, requested=True),
-    MailKind.YOUR_TURN: KindRules(game_thread=True, requested=False, subject="Your turn"),
-    MailKind.REMINDER: KindRules(game_thread=True, requested=False, subject="Reminder, your turn"),
+    MailKind.YOUR_TURN: KindRules(
+        game_thread=True, requested=False, subject=lazy_gettext("Your turn")
+    ),
+    MailKind.REMINDER: KindRules(
+        game_thread=True, requested=False, subject=lazy_gettext("Reminder, your turn")
+    ),
     MailKind.TIMEOUT_NOTICE: KindRules(
-        game_thread=True, requested=False, subject="A deadline passed"
+        game_thread=True, requested=False, subject=lazy_gettext("A deadline passed")
     ),
     MailKind.RUNNING_LATE: KindRules(
-        game_thread=True, requested=False, subject="Your opponent runs late"
+        game_thread=True, requested=False, subject=lazy_gettext("Your opponent runs late")
     ),
-    MailKind.GAME_OVER: KindRules(game_thread=True, requested=False, subject="Game over"),
+    MailKind.GAME_OVER: KindRules(
+        game_thread=True, requested=False, subject=lazy_gettext("Game over")
+    ),
     MailKind.SEAT_UNREACHABLE: KindRules(
-        game_thread=True, requested=False, subject="Your opponent no longer gets our email"
+        game_thread=True,
+        requested=False,
+        subject=lazy_gettext("Your opponent no longer gets our email"),
     ),
     MailKind.SERIES_LEFT: KindRules(
-        game_thread=True, requested=False, subject="A player left the series"
+        game_thread=True, requested=False, subject=lazy_gettext("A player left the series")
     ),
     MailKind.DIGEST: KindRules(game_thread=False, requested=False),
     # The player wrote just now: answered even when muted, unsubscribed or bouncing.
     MailKind.REPLY_RECEIPT: KindRules(
-        game_thread=True, requested=True, subject="Played", auto_submitted="auto-replied"
+        game_thread=True,
+        requested=True,
+        subject=lazy_gettext("Played"),
+        auto_submitted="auto-replied",
     ),
     MailKind.REPLY_REFUSED: KindRules(
-        game_thread=True, requested=True, subject="Not played", auto_submitted="auto-replied"
+        game_thread=True,
+        requested=True,
+        subject=lazy_gettext("Not played"),
+        auto_submitted="auto-replied",
     ),
     MailKind.REPLY_OTHER_SENDER: KindRules(
         game_thread=True,
         requested=False,
-        subject="A reply from another address",
+        subject=lazy_gettext("A reply from another address"),
         auto_submitted="auto-replied",
     ),
     MailKind.REPLY_CONFIRM: KindRules(
         game_thread=True,
         requested=False,
-        subject="Confirm your reply",
+        subject=lazy_gettext("Confirm your reply"),
         auto_submitted="auto-replied",
     ),
     MailKind.REMATCH_CONFIRM: KindRules(
-        game_thread=True, requested=True, subject="Confirm your rematch"
+        game_thread=True, requested=True, subject=lazy_gettext("Confirm your rematch")
     ),
 }

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import current_app, has_app_context, render_template
+from flask_babel import gettext as _
 from sqlmodel import Session, col, func, select
 
 import engine
@@ -35,6 +36,7 @@ from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
 from service.outbox.models import GameMute, OutboxMessage, OutboxStatus
 from service.outbox.signed import MailPurpose, mail_link
+from service.ruleset_words import ruleset_title
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +77,12 @@ def game_subject(session: Session, game: Game, what: str = "") -> str:
     programs that thread by those keep a game together. Nothing a person typed (names are chosen
     by whoever filled in the form) and never a card: a subject shows in every mailbox list."""
     assert game.id is not None
-    title = engine.get_ruleset(game.ruleset).title
-    return f"{what}: {title}, game {game.id}" if what else f"{title}, game {game.id}"
+    title = ruleset_title(game.ruleset)
+    if what:
+        return str(
+            _("%(what)s: %(title)s, game %(number)d", what=what, title=title, number=game.id)
+        )
+    return str(_("%(title)s, game %(number)d", title=title, number=game.id))
 
 
 def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
@@ -231,33 +237,33 @@ def queue_email(
     if reason is not None:
         logger.info("not queueing %s to player %s: %s", kind.value, player.id, reason)
         return None
-    if rules.game_thread:
-        if game is None or game_id is None:
-            raise ValueError(f"a {kind.value} email belongs to a game: pass game=")
-        subject = game_subject(session, game, subject or rules.subject)
-    elif subject is None:
+    if rules.game_thread and (game is None or game_id is None):
+        raise ValueError(f"a {kind.value} email belongs to a game: pass game=")
+    if not rules.game_thread and subject is None:
         raise ValueError(f"a {kind.value} email needs a subject")
-
-    unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
-    full_context: dict[str, Any] = {
-        # Times read in the player's own zone, with the time left from now (service.reader_time);
-        # a caller may give its own ``now`` (the scan's clock).
-        "time_zone": player.time_zone,
-        "now": clock.now(),
-        **(context or {}),
-        "kind": kind.value,
-        "subject": subject,
-        "recipient_name": player.display_name,
-        "unsubscribe_url": unsubscribe_url,
-        "mute_url": mail_link(MailPurpose.MUTE_GAME, player.id, game_id)
-        if rules.game_thread and game_id is not None
-        else None,
-        "refuse_invitations_url": mail_link(MailPurpose.REFUSE_INVITATIONS, player.id)
-        if rules.invitation
-        else None,
-    }
     # In the recipient's language, whoever's page or task sends it (service.i18n).
     with recipient_language(player.language):
+        if rules.game_thread and game is not None:
+            subject = game_subject(session, game, subject or str(rules.subject))
+        assert subject is not None
+        unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
+        full_context: dict[str, Any] = {
+            # Times read in the player's own zone, with the time left from now
+            # (service.reader_time); a caller may give its own ``now`` (the scan's clock).
+            "time_zone": player.time_zone,
+            "now": clock.now(),
+            **(context or {}),
+            "kind": kind.value,
+            "subject": subject,
+            "recipient_name": player.display_name,
+            "unsubscribe_url": unsubscribe_url,
+            "mute_url": mail_link(MailPurpose.MUTE_GAME, player.id, game_id)
+            if rules.game_thread and game_id is not None
+            else None,
+            "refuse_invitations_url": mail_link(MailPurpose.REFUSE_INVITATIONS, player.id)
+            if rules.invitation
+            else None,
+        }
         text, html = render_email(kind, full_context)
 
     message_id = new_message_id(kind)

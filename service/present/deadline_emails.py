@@ -7,21 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from sqlmodel import Session
 
 from service.games.rows import get_game
 from service.games.seats import seats_of
 from service.links import private_page_url
-from service.models import Game, GameStatus, Player
+from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.notice_days import first_today
-from service.outbox.queue import queue_email
 from service.present.emails import GameFacts, facts_of
-from service.present.game_lists import player_games
+from service.present.game_lists import PlayerGame, player_games
+from service.present.recipients import queue_to, queue_to_each
 from service.present.seat_names import names_of, vacation_left
 from service.present.summaries import in_words
-from service.present.template_values import template_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +43,20 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
     seats = seats_of(session, game.id)
     seat_row, player = seats[seat]
     names = names_of(seats)
-    email = ReminderEmail(
-        facts=facts_of(game),
-        opponent_name=in_words([name for s, name in names.items() if s != seat]),
-        deadline=game.deadline,
-        hours_left=max(0, int((game.deadline - now).total_seconds() // 3600)),
-        vacation_left=vacation_left(game, seat_row),
-        private_url=private_page_url(seat_row),
-    )
-    return queue_email(
-        session, MailKind.REMINDER, player, game=game, context=template_values(email)
+    deadline = game.deadline
+    return queue_to(
+        session,
+        MailKind.REMINDER,
+        player,
+        lambda: ReminderEmail(
+            facts=facts_of(game),
+            opponent_name=in_words([name for s, name in names.items() if s != seat]),
+            deadline=deadline,
+            hours_left=max(0, int((deadline - now).total_seconds() // 3600)),
+            vacation_left=vacation_left(game, seat_row),
+            private_url=private_page_url(seat_row),
+        ),
+        game=game,
     )
 
 
@@ -72,23 +77,18 @@ def queue_running_late(session: Session, game: Game, late_seat: str) -> list[Out
     assert game.id is not None
     seats = seats_of(session, game.id)
     late_row, late_player = seats[late_seat]
-    queued = []
-    for letter, (seat_row, player) in seats.items():
-        if letter == late_seat:
-            continue
-        email = RunningLateEmail(
+
+    def running_late(seat_row: Seat) -> RunningLateEmail:
+        return RunningLateEmail(
             facts=facts_of(game),
             late_name=late_player.display_name,
             deadline=game.deadline,
             vacation_left=vacation_left(game, late_row),
             private_url=private_page_url(seat_row),
         )
-        row = queue_email(
-            session, MailKind.RUNNING_LATE, player, game=game, context=template_values(email)
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+
+    recipients = [(row, player) for s, (row, player) in seats.items() if s != late_seat]
+    return queue_to_each(session, MailKind.RUNNING_LATE, recipients, running_late, game=game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +116,9 @@ def queue_timeout_notices(
     seats = seats_of(session, game.id)
     names = names_of(seats)
     late_row = seats[late_seat][0]
-    queued = []
-    for letter, (seat_row, player) in sorted(seats.items()):
-        email = TimeoutNotice(
+
+    def notice(letter: str) -> TimeoutNotice:
+        return TimeoutNotice(
             facts=facts_of(game),
             you_are_late=letter == late_seat,
             late_name=names[late_seat],
@@ -127,22 +127,19 @@ def queue_timeout_notices(
             lost=lost,
             deadline=game.deadline,
             vacation_left=vacation_left(game, late_row),
-            private_url=private_page_url(seat_row),
+            private_url=private_page_url(seats[letter][0]),
         )
-        what = "A vacation day used" if days_used == 1 else f"{days_used} vacation days used"
+
+    def subject(letter: str) -> str:
         if lost:
-            what = "You lost on time" if letter == late_seat else "Your opponent lost on time"
-        row = queue_email(
-            session,
-            MailKind.TIMEOUT_NOTICE,
-            player,
-            game=game,
-            subject=what,
-            context=template_values(email),
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+            you = letter == late_seat
+            return str(_("You lost on time") if you else _("Your opponent lost on time"))
+        return str(ngettext("A vacation day used", "%(num)d vacation days used", days_used))
+
+    recipients = [(letter, player) for letter, (_row, player) in sorted(seats.items())]
+    return queue_to_each(
+        session, MailKind.TIMEOUT_NOTICE, recipients, notice, game=game, subject_for=subject
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,35 +165,35 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
     player = session.get(Player, player_id)
     if player is None:
         return []
-    queued = []
+    queued: list[OutboxMessage] = []
     for listed in player_games(session, player):
         if listed.status != GameStatus.ACTIVE:
             continue
         game = get_game(session, listed.game_number)
         assert game.id is not None
-        for letter, (seat_row, other) in seats_of(session, game.id).items():
-            assert other.id is not None
-            if other.id == player_id:
-                continue
-            # The player may unsubscribe and undo at will: their opponents hear of it once a day.
-            if not first_today(session, MailKind.SEAT_UNREACHABLE, other.id, game.id):
-                continue
-            email = SeatUnreachableEmail(
+        # The player may unsubscribe and undo at will: their opponents hear of it once a day.
+        recipients = [
+            ((letter, seat_row), other)
+            for letter, (seat_row, other) in seats_of(session, game.id).items()
+            if other.id != player_id
+            and other.id is not None
+            and first_today(session, MailKind.SEAT_UNREACHABLE, other.id, game.id)
+        ]
+
+        def unreachable(
+            seat: tuple[str, Seat], game: Game = game, listed: PlayerGame = listed
+        ) -> SeatUnreachableEmail:
+            return SeatUnreachableEmail(
                 facts=facts_of(game),
                 name=player.display_name,
                 why=why,
                 to_move=listed.to_move == listed.seat,
                 deadline=game.deadline,
-                private_url=private_page_url(seat_row),
-                seat=letter,
+                private_url=private_page_url(seat[1]),
+                seat=seat[0],
             )
-            row = queue_email(
-                session,
-                MailKind.SEAT_UNREACHABLE,
-                other,
-                game=game,
-                context=template_values(email),
-            )
-            if row is not None:
-                queued.append(row)
+
+        queued += queue_to_each(
+            session, MailKind.SEAT_UNREACHABLE, recipients, unreachable, game=game
+        )
     return queued

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
+
 import engine
 from service.present.board import board_of
 from service.present.claims import ClaimExplained
@@ -23,7 +25,8 @@ class FlagCells:
     right: tuple[str, ...]
     env: tuple[str, ...]
     held_by: str | None
-    """Who holds the flag: "you" or a name."""
+    """The name of who holds the flag (the reader's label when it is the reader)."""
+    held_by_you: bool
     held_by_left: bool
 
 
@@ -56,7 +59,8 @@ def board_rows(
                     left=drawn.left_cards,
                     right=drawn.right_cards,
                     env=tuple(sorted(env.card for env in drawn.flag.env)),
-                    held_by=_holder(drawn.flag.claimed_by, reader, labels),
+                    held_by=labels[drawn.flag.claimed_by] if drawn.flag.claimed_by else None,
+                    held_by_you=reader is not None and drawn.flag.claimed_by == reader,
                     held_by_left=drawn.flag.claimed_by is not None
                     and drawn.flag.claimed_by == row.left,
                 )
@@ -67,12 +71,6 @@ def board_rows(
         )
         for row in board_of(view, reader).rows
     )
-
-
-def _holder(holder: str | None, reader: str | None, labels: Mapping[str, str]) -> str | None:
-    if holder is None:
-        return None
-    return "you" if holder == reader else labels[holder]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,5 +93,5 @@ def claim_lines(
     """Why a claim held, said to ``reader`` (the engine's sentence when the proof's fields are
     not at hand)."""
     pieces = explained.words(names, reader) if explained else with_cards(reason, ruleset)
-    text = f"Flag {flag}: {pieces_text(pieces, codes=True)}"
+    text = _("Flag %(flag)d: %(why)s", flag=flag, why=pieces_text(pieces, codes=True))
     return ClaimLines(flag, pieces, tuple(wrap(text, "  - ", "    ")))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import LazyString, lazy_gettext
+from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
@@ -21,10 +23,14 @@ from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
-from service.outbox.queue import queue_email
+from service.present.recipients import queue_to, queue_to_each
 from service.present.seat_names import names_of
 from service.present.summaries import in_words
 from service.present.template_values import template_values
+from service.ruleset_words import lazy_ruleset_title, ruleset_title
+
+CLAIMS_WORDS = {"standard": lazy_gettext("standard"), "advanced": lazy_gettext("advanced")}
+"""A game's claims setting (``Game.claims``) in the reader's words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +38,12 @@ class GameFacts:
     """What anyone may know about a game's settings: every email of a game shows them."""
 
     game_number: int
-    ruleset_title: str
+    ruleset_title: LazyString | str
+    """In the reader's words when a template renders it (lazy: the facts of a game may be
+    gathered before the reader's language is known)."""
     claims: str
+    claims_words: LazyString | str
+    """``claims`` in the reader's words, as ``ruleset_title``."""
     days_per_move: int
     seed_commitment: str
     public_url: str
@@ -44,8 +54,9 @@ def facts_of(game: Game) -> GameFacts:
     assert game.id is not None
     return GameFacts(
         game_number=game.id,
-        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        ruleset_title=lazy_ruleset_title(game.ruleset),
         claims=game.claims,
+        claims_words=CLAIMS_WORDS.get(game.claims, game.claims),
         days_per_move=game.days_per_move,
         seed_commitment=game.seed_commitment,
         public_url=external_url("history.public_page", public_id=game.public_id),
@@ -80,19 +91,18 @@ def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
     invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
-    email = ConfirmationEmail(
-        facts=facts_of(game),
-        invited_name=in_words(invited_names),
-        invitations=len(invited_names),
-        confirm_url=private_page_url(seat_a),
-        sign_in_url=external_url("history.my_games", token=games_token),
-    )
-    return queue_email(
+    return queue_to(
         session,
         MailKind.CONFIRM_ADDRESS,
         creator,
-        subject=f"Confirm your new game of {engine.get_ruleset(game.ruleset).title}",
-        context=template_values(email),
+        lambda: ConfirmationEmail(
+            facts=facts_of(game),
+            invited_name=in_words(invited_names),
+            invitations=len(invited_names),
+            confirm_url=private_page_url(seat_a),
+            sign_in_url=external_url("history.my_games", token=games_token),
+        ),
+        subject=lambda: _("Confirm your new game of %(title)s", title=ruleset_title(game.ruleset)),
     )
 
 
@@ -122,11 +132,10 @@ def queue_invitations(
     creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
     invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
-    queued: list[OutboxMessage] = []
-    for letter in invited:
-        seat, player = seats[letter]
-        token_url = private_page_url(seat)
-        email = InvitationEmail(
+
+    def invitation(letter: str) -> InvitationEmail:
+        token_url = private_page_url(seats[letter][0])
+        return InvitationEmail(
             facts=facts_of(game),
             inviter_name=creator.display_name,
             inviter_email=creator.email,
@@ -136,12 +145,9 @@ def queue_invitations(
             private_url=token_url,
             rematch_of=rematch_of,
         )
-        row = queue_email(
-            session, MailKind.INVITATION, player, game=game, context=template_values(email)
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+
+    recipients = [(letter, seats[letter][1]) for letter in invited]
+    return queue_to_each(session, MailKind.INVITATION, recipients, invitation, game=game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +158,8 @@ class GameStartedEmail:
     seat: str
     player_names: tuple[str, ...]
     """Every player's name, in seat order."""
+    players_text: str
+    """The same in words."""
     accepted_by: str
     series_game: int | None
     """The game's number in its series, from the second game on."""
@@ -174,30 +182,26 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
     names = names_of(seats)
     first: str = game.deal["first"]
     creator = engine.FIRST_SEAT
-    accepted_by = in_words([name for letter, name in names.items() if letter != creator])
-    cut = cut_words(game, names)
-    queued: list[OutboxMessage] = []
-    for letter, (seat, player) in sorted(seats.items()):
-        email = GameStartedEmail(
+
+    def dealt(letter: str) -> GameStartedEmail:
+        return GameStartedEmail(
             facts=facts_of(game),
             seat=letter,
             player_names=tuple(names.values()),
-            accepted_by=accepted_by,
+            players_text=in_words(list(names.values())),
+            accepted_by=in_words([name for s, name in names.items() if s != creator]),
             series_game=number if number > 1 else None,
             series_goal=series_goal(score.series) if score is not None else None,
-            cut=cut,
+            cut=cut_words(game, names),
             first=first,
             first_name=names[first],
             your_turn=letter == first,
             deadline=game.deadline,
-            private_url=private_page_url(seat),
+            private_url=private_page_url(seats[letter][0]),
         )
-        row = queue_email(
-            session, MailKind.GAME_STARTED, player, game=game, context=template_values(email)
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+
+    recipients = [(letter, player) for letter, (_seat, player) in sorted(seats.items())]
+    return queue_to_each(session, MailKind.GAME_STARTED, recipients, dealt, game=game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +211,7 @@ class GameCancelledEmail:
     facts: GameFacts
     seat: str
     player_names: tuple[str, ...]
+    players_text: str
     declined_name: str
     you_accepted: bool
     private_url: str
@@ -219,26 +224,23 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
     assert game.id is not None
     seats = seats_of(session, game.id)
     names = names_of(seats)
-    queued: list[OutboxMessage] = []
-    for letter, (seat, player) in seats.items():
-        if letter == declined_by:
-            continue
-        email = GameCancelledEmail(
+
+    def cancelled(letter: str) -> GameCancelledEmail:
+        seat = seats[letter][0]
+        return GameCancelledEmail(
             facts=facts_of(game),
             seat=letter,
             player_names=tuple(names.values()),
+            players_text=in_words(list(names.values())),
             declined_name=names[declined_by],
             # The creator's seat accepted by creating the game: no "although you had".
             you_accepted=seat.accepted and letter != engine.FIRST_SEAT,
             private_url=private_page_url(seat),
             new_game_url=external_url("lobby.new_game"),
         )
-        row = queue_email(
-            session, MailKind.GAME_CANCELLED, player, game=game, context=template_values(email)
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+
+    recipients = [(s, player) for s, (_seat, player) in seats.items() if s != declined_by]
+    return queue_to_each(session, MailKind.GAME_CANCELLED, recipients, cancelled, game=game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,23 +263,18 @@ def queue_series_left(
     assert game.id is not None
     seats = seats_of(session, game.id)
     names = names_of(seats)
-    queued: list[OutboxMessage] = []
-    for letter, (seat, player) in seats.items():
-        if letter == left_by:
-            continue
-        email = SeriesLeftEmail(
+
+    def left(letter: str) -> SeriesLeftEmail:
+        return SeriesLeftEmail(
             facts=facts_of(game),
             left_name=names[left_by],
             finished=game.status == GameStatus.FINISHED,
             series_url=series_url,
-            private_url=private_page_url(seat),
+            private_url=private_page_url(seats[letter][0]),
         )
-        row = queue_email(
-            session, MailKind.SERIES_LEFT, player, game=game, context=template_values(email)
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+
+    recipients = [(s, player) for s, (_seat, player) in seats.items() if s != left_by]
+    return queue_to_each(session, MailKind.SERIES_LEFT, recipients, left, game=game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,10 +286,10 @@ class MyGamesEmail:
 
 def queue_my_games_email(session: Session, player: Player, games_url: str) -> OutboxMessage | None:
     """Send a player the link to the list of their games (``games_url``, signed by the caller)."""
-    return queue_email(
+    return queue_to(
         session,
         MailKind.MY_GAMES,
         player,
-        subject="Your games on Battle Line by mail",
-        context=template_values(MyGamesEmail(games_url)),
+        lambda: MyGamesEmail(games_url),
+        subject=lambda: _("Your games on Battle Line by mail"),
     )

@@ -14,16 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
 from service.games.move_log import LogEntry, moves_from
 from service.games.seats import seats_of
 from service.links import private_page_url
-from service.models import Game
+from service.models import Game, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
-from service.outbox.queue import queue_email
 from service.present.board import board_of
 from service.present.choices import move_choices
 from service.present.claims import ClaimExplained, claims_in_log, claims_now
@@ -32,10 +32,10 @@ from service.present.emails import GameFacts, facts_of
 from service.present.move_links import MoveLinks, move_link_groups
 from service.present.move_list import LogRow, TurnRows, by_turn, log_rows
 from service.present.plain_text import board_lines, legend, move_code_lines, pieces_text, wrap
+from service.present.recipients import queue_to
 from service.present.seat_names import seat_labels, seat_names, vacation_left
 from service.present.summaries import in_words
 from service.present.tactics_choices import held_tactics, tactics_offers
-from service.present.template_values import template_values
 
 
 @dataclass(frozen=True)
@@ -67,9 +67,7 @@ def others_turns(
     has read them."""
     assert game.id is not None
     if entries is None:
-        entries = moves_from(
-            session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
-        )
+        entries = moves_from(session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply)
     rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
     groups = by_turn(rows)
     while groups and groups[-1].seat == seat:
@@ -94,7 +92,7 @@ def _in_lines(
     """``row`` with its plain-text lines, and why its claim held (if it is one)."""
     explained = claims.get(row.number - 1)
     why = explained.words(names, seat) if explained else None
-    why_lines = wrap(f"Why: {pieces_text(why, codes=True)}", "      ") if why else []
+    why_lines = wrap(_("Why: %(why)s", why=pieces_text(why, codes=True)), "      ") if why else []
     return dataclasses.replace(
         row,
         lines=tuple(wrap(f"{pieces_text(row.words)} [{row.notation}]", "    ", "      ")),
@@ -156,6 +154,26 @@ def queue_your_turn(
     assert game.id is not None and state.result is None
     seat = state.to_move
     seat_row, player = seats_of(session, game.id)[seat]
+    return queue_to(
+        session,
+        MailKind.YOUR_TURN,
+        player,
+        lambda: your_turn_email(session, game, state, seat_row, claims_made, automatic_claims),
+        game=game,
+    )
+
+
+def your_turn_email(
+    session: Session,
+    game: Game,
+    state: engine.GameState,
+    seat_row: Seat,
+    claims_made: Sequence[MadeClaim],
+    automatic_claims: bool,
+) -> YourTurnEmail:
+    """What the "your turn" email shows to ``seat_row``, the seat to move, in the current
+    language."""
+    seat = seat_row.letter
     names = seat_names(session, game)
     seen = engine.player_view(state, seat)
     opponents = in_words([names[s] for s in seen.opponents])
@@ -172,13 +190,13 @@ def queue_your_turn(
         if choices.plays
         else [c.code for c in choices.links[:1]]
     )
-    email = YourTurnEmail(
+    return YourTurnEmail(
         facts=facts_of(game),
         seat=seat,
         opponent_name=opponents,
-        others_turns_title=f"{opponents}'s last turn"
+        others_turns_title=_("%(name)s's last turn", name=opponents)
         if len(seen.opponents) == 1
-        else f"Since your last turn ({opponents})",
+        else _("Since your last turn (%(names)s)", names=opponents),
         opponents=tuple(Opponent(names[s], seen.flags_held[s]) for s in seen.opponents),
         turn=state.turn,
         others_turns=tuple(others_turns(session, game, state, seat, names)),
@@ -196,7 +214,9 @@ def queue_your_turn(
         ),
         legend=legend(ruleset.colors),
         hand=tuple(seen.hand),
-        hand_lines=tuple(wrap("Your hand: " + (" ".join(seen.hand) or "no cards"), "", "  ")),
+        hand_lines=tuple(
+            wrap(_("Your hand: %(cards)s", cards=" ".join(seen.hand) or _("no cards")), "", "  ")
+        ),
         flags_you_hold=seen.flags_held[seat],
         deadline=game.deadline,
         vacation_left=vacation_left(game, seat_row),
@@ -204,7 +224,4 @@ def queue_your_turn(
         code_lines=tuple(move_code_lines(choices, offers, held)),
         example=" ".join(example),
         private_url=private_page_url(seat_row),
-    )
-    return queue_email(
-        session, MailKind.YOUR_TURN, player, game=game, context=template_values(email)
     )

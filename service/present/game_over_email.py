@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
@@ -16,16 +17,15 @@ from service.links import external_url, private_page_url
 from service.models import Game
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
-from service.outbox.queue import queue_email
 from service.present.board import board_of
 from service.present.claims import deciding_flags, final_claims
 from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_lines
 from service.present.emails import GameFacts, facts_of
 from service.present.plain_text import board_lines, legend
+from service.present.recipients import queue_to_each
 from service.present.seat_names import names_of, seat_labels
 from service.present.series_facts import series_facts
 from service.present.summaries import in_words
-from service.present.template_values import template_values
 
 
 def result_words(
@@ -37,22 +37,38 @@ def result_words(
     assert result is not None
     ruleset = state.ruleset
     kind = result.termination
-    left = names.get(leaver or "", "a player")
+    left = names.get(leaver or "") or str(_("a player"))
     if result.winner is None:
         sharing = in_words([names[seat] for seat in result.draw_between])
         if kind is engine.Termination.STALEMATE:
-            return f"The game is a draw between {sharing}: no one could take more flags."
-        gone = "resigned" if kind is engine.Termination.RESIGNATION else "ran out of time"
-        return f"The game is a draw between {sharing}, as {left} {gone} with them level."
+            return str(
+                _("The game is a draw between %(players)s: no one could take more flags.",
+                  players=sharing)
+            )  # fmt: skip
+        if kind is engine.Termination.RESIGNATION:
+            return str(
+                _("The game is a draw between %(players)s, as %(name)s resigned with them level.",
+                  players=sharing, name=left)
+            )  # fmt: skip
+        return str(
+            _("The game is a draw between %(players)s, as %(name)s ran out of time with them "
+              "level.", players=sharing, name=left)
+        )  # fmt: skip
     winner = names[result.winner]
-    how = {
-        engine.Termination.BREAKTHROUGH: f"holding {ruleset.adjacent_to_win} adjacent flags",
-        engine.Termination.ENVELOPMENT: f"holding {ruleset.flags_to_win} flags",
-        engine.Termination.STALEMATE: "holding the most flags when no one could take more",
-        engine.Termination.RESIGNATION: f"as {left} resigned",
-        engine.Termination.TIME: f"as {left} ran out of time",
-    }[kind]
-    return f"{winner} won, {how}."
+    if kind is engine.Termination.BREAKTHROUGH:
+        how = _("%(winner)s won, holding %(count)d adjacent flags.",
+                winner=winner, count=ruleset.adjacent_to_win)  # fmt: skip
+    elif kind is engine.Termination.ENVELOPMENT:
+        how = _("%(winner)s won, holding %(count)d flags.",
+                winner=winner, count=ruleset.flags_to_win)  # fmt: skip
+    elif kind is engine.Termination.STALEMATE:
+        how = _("%(winner)s won, holding the most flags when no one could take more.",
+                winner=winner)  # fmt: skip
+    elif kind is engine.Termination.RESIGNATION:
+        how = _("%(winner)s won, as %(name)s resigned.", winner=winner, name=left)
+    else:
+        how = _("%(winner)s won, as %(name)s ran out of time.", winner=winner, name=left)
+    return str(how)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,14 +154,16 @@ def queue_game_over(
     leaver = recent[-1].seat if recent else None
     ending = final_claims(session, game, recent)
     deciding = deciding_flags(seen, result)
-    assert game.seed is not None
-    queued = []
-    for letter, (seat_row, player) in seats.items():
+    seed = game.seed
+    assert seed is not None
+
+    def game_over(letter: str) -> GameOverEmail:
+        seat_row = seats[letter][0]
         # "Play again": a rematch offered from this seat's own link; the others follow it in
         # turn order.
         at = seen.seats.index(letter)
         others = [seats[s][1] for s in (seen.seats[at + 1 :] + seen.seats[:at])]
-        email = GameOverEmail(
+        return GameOverEmail(
             facts=facts_of(game),
             seat=letter,
             winner=result.winner,
@@ -164,7 +182,7 @@ def queue_game_over(
                 board_lines(board_of(seen, letter), seat_labels(seen.seats, names, letter), letter)
             ),
             legend=legend(state.ruleset.colors),
-            seed=game.seed,
+            seed=seed,
             history_url=external_url("history.public_page", public_id=game.public_id),
             record_url=external_url("history.record", public_id=game.public_id),
             play_again_url=f"{private_page_url(seat_row)}/rematch",
@@ -173,21 +191,16 @@ def queue_game_over(
             private_url=private_page_url(seat_row),
             series=series_end(session, game, following, letter),
         )
+
+    def subject(letter: str) -> str:
         if result.winner is None:
-            what = "Game over, a draw" if letter in result.draw_between else "Game over"
-        else:
-            what = "Game over, you won" if result.winner == letter else "Game over, you lost"
-        row = queue_email(
-            session,
-            MailKind.GAME_OVER,
-            player,
-            game=game,
-            subject=what,
-            context=template_values(email),
-        )
-        if row is not None:
-            queued.append(row)
-    return queued
+            return str(_("Game over, a draw") if letter in result.draw_between else _("Game over"))
+        return str(_("Game over, you won") if result.winner == letter else _("Game over, you lost"))
+
+    recipients = [(letter, player) for letter, (_seat, player) in seats.items()]
+    return queue_to_each(
+        session, MailKind.GAME_OVER, recipients, game_over, game=game, subject_for=subject
+    )
 
 
 def series_end(session: Session, game: Game, following: Game | None, seat: str) -> SeriesEnd | None:

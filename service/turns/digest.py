@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from flask import current_app
+from flask_babel import ngettext
 from sqlmodel import Session, col, select
 
 from service import clock
@@ -20,9 +21,8 @@ from service.links import external_url
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
-from service.outbox.queue import queue_email
 from service.present.game_lists import PlayerGame, player_games
-from service.present.template_values import template_values
+from service.present.recipients import queue_to
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
@@ -41,14 +41,16 @@ def queue_digest(
     session: Session, player: Player, games: Sequence[PlayerGame]
 ) -> OutboxMessage | None:
     """The daily digest: each game where it is ``player``'s turn, with its private page."""
-    count = len(games)
-    email = DigestEmail(tuple(games), external_url("history.my_games_request"))
-    return queue_email(
+    return queue_to(
         session,
         MailKind.DIGEST,
         player,
-        subject=f"Your turn in {count} game{'s' if count != 1 else ''}: Battle Line by mail",
-        context=template_values(email),
+        lambda: DigestEmail(tuple(games), external_url("history.my_games_request")),
+        subject=lambda: ngettext(
+            "Your turn in %(num)d game: Battle Line by mail",
+            "Your turn in %(num)d games: Battle Line by mail",
+            len(games),
+        ),
     )
 
 

@@ -177,11 +177,6 @@ NAMES = frozenset({"Alice", "Bob", "Battle", "Line"})
 """The players' names of ``VALID_FORM`` and the game's own name."""
 
 
-@pytest.mark.xfail(
-    reason="templates/email/reply_* and the move words (service/present/words.py) are "
-    "translated on the emails branch; this passes once it is merged",
-    strict=False,
-)
 def test_the_whole_refusal_of_a_japanese_reply_has_no_english_word_left(
     app: Flask, client: FlaskClient
 ) -> None:
