@@ -13,6 +13,7 @@ from sqlmodel import SQLModel
 from service import models
 from service.db import make_engine
 from service.outbox import models as mail_models  # noqa: F401  (the mail tables)
+from service.players import models as player_models  # noqa: F401  (blocks)
 
 config = context.config
 if config.config_file_name is not None and not config.attributes.get("database_url"):

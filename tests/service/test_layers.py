@@ -42,7 +42,7 @@ from tests.worker.turn_games import (
 
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
-LAYERS = {"service.games": 1, "service.outbox": 2, "service.present": 3}
+LAYERS = {"service.players": 1, "service.games": 1, "service.outbox": 2, "service.present": 3}
 AREAS = (
     "service.play",
     "service.history",

@@ -19,6 +19,7 @@ TABLES = {"players", "series", "games", "seats", "moves", "snapshots", "alembic_
 TABLES |= {"outbox", "address_status", "game_mutes"}  # 0002: the mail tables
 TABLES |= {"reply_keys", "inbound_messages"}  # 0009: play by reply
 TABLES |= {"notice_days"}  # 0016: notices one person causes another to receive, capped
+TABLES |= {"blocks"}  # 0024: who blocks whom
 
 
 def _tables(url: str) -> set[str]:
