@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from flask_babel import gettext
+
 import engine
-from engine.cards import describe
+from service.card_words import card_words
 from service.json_columns import DealFields
 from service.models import Game
 
@@ -46,14 +48,22 @@ def cut_words(game: Game, names: Mapping[str, str]) -> str:
     first: str = game.deal["first"]
     cuts = game.deal.get("cuts", [])
     if not cuts:
-        return f"{names[first]} plays first (winner of the previous game)"
+        return str(gettext("%(name)s plays first (winner of the previous game)", name=names[first]))
+    comma = str(gettext(", "))
     lines = [
-        ", ".join(
-            f"{names[seat]} cut {describe(card)}"
+        comma.join(
+            str(gettext("%(name)s cut %(card)s", name=names[seat], card=card_words(card)))
             for seat, card in zip(seats, cut, strict=True)
             if card is not None
         )
         for cut in cuts
     ]
     dealer = seats[seats.index(first) - 1]
-    return "; ".join(lines) + f": {names[dealer]} deals, {names[first]} plays first"
+    return str(
+        gettext(
+            "%(cuts)s: %(dealer)s deals, %(first)s plays first",
+            cuts=str(gettext("; ")).join(lines),
+            dealer=names[dealer],
+            first=names[first],
+        )
+    )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
+from flask_babel import ngettext
 from sqlmodel import Session, col, select
 
 import engine
@@ -61,10 +62,13 @@ class SeriesScore:
 
 
 def series_goal(series: Series) -> str:
-    """What ends the series, in words: "first to 15 points", "3 games"."""
+    """What ends the series, in words of the language being written: "first to 15 points", "3
+    games"."""
     if series.target_points is not None:
-        return f"first to {series.target_points} points"
-    return f"{series.games_planned} games"
+        return str(
+            ngettext("first to %(num)d point", "first to %(num)d points", series.target_points)
+        )
+    return str(ngettext("%(num)d game", "%(num)d games", series.games_planned))
 
 
 def series_score(session: Session, series: Series) -> SeriesScore:
