@@ -10,6 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 import engine
+from service.game_words import ruleset_title
 from service.games.seats import seats_of
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
@@ -83,7 +84,7 @@ def series_page_context(session: Session, series: Series) -> SeriesPage:
         )
     return SeriesPage(
         names=names,
-        ruleset_title=engine.get_ruleset(first.ruleset).title,
+        ruleset_title=ruleset_title(first.ruleset),
         goal=series_goal(series),
         rows=tuple(rows),
         totals=engine.FrozenMap(score.totals),

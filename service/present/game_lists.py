@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 import engine
+from service.game_words import ruleset_title
 from service.games.preferences import turn_preferences
 from service.games.seats import seats_of_games
 from service.json_columns import GameResult
@@ -82,7 +83,7 @@ def _listed(
     active = game.status == GameStatus.ACTIVE
     return PlayerGame(
         game_number=game.id,
-        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        ruleset_title=ruleset_title(game.ruleset),
         status=game.status,
         seat=seat.letter,
         opponents=tuple(
