@@ -193,6 +193,7 @@ def test_a_private_page_mid_game_with_tactics_and_proofs(
         assert shown in page, shown
     assert_japanese(page, "private page (to move)")
     assert_japanese(get_ja(client, f"/p/{mid_game.token['B']}"), "private page (waiting)")
+    assert_japanese(get_ja(client, f"/p/{mid_game.token['A']}/resign"), "resign")
 
 
 def test_the_confirm_page_of_a_move_link(
@@ -271,6 +272,7 @@ def test_a_series_page(app: Flask, client: FlaskClient) -> None:
         token = tokens.make_private_token(game_id, "A", 0)
     assert_japanese(get_ja(client, f"/series/{series_id}"), "series")
     assert_japanese(get_ja(client, f"/p/{token}"), "private page of a series' game")
+    assert_japanese(get_ja(client, f"/p/{token}/leave-series"), "leave the series")
 
 
 def test_the_confirm_page_of_a_reply(
@@ -298,3 +300,22 @@ def test_the_confirm_page_of_a_reply(
 @pytest.mark.xfail(reason="the error pages' words are service/errors.py's (the refusals part)")
 def test_an_error_page(client: FlaskClient) -> None:
     assert_japanese(get_ja(client, "/nothing-here", status=404), "404")
+
+
+def test_the_pages_of_a_finished_game(
+    app: Flask, client: FlaskClient, mid_game: SimpleNamespace
+) -> None:
+    page = get_ja(client, f"/p/{mid_game.token['A']}/resign")
+    (resign,) = [f for f in forms_of(page) if ("move", "resign") in f.buttons]
+    posted = client.post(resign.action, data={**resign.hidden, "move": "resign"}, headers=JA)
+    assert posted.status_code == 303
+    for seat in ("A", "B"):
+        assert_japanese(get_ja(client, f"/p/{mid_game.token[seat]}"), f"game over ({seat})")
+    assert_japanese(get_ja(client, f"/p/{mid_game.token['B']}/rematch"), "rematch")
+    assert_japanese(get_ja(client, f"/games/{mid_game.public_id}"), "public page, finished")
+    assert_japanese(get_ja(client, "/games"), "games to watch, finished")
+    with app.app_context(), session_scope() as session:
+        bob = seats_of(session, mid_game.id)["B"][1]
+        assert bob.id is not None
+        games_token = tokens.make_games_token(bob.id, bob.token_generation)
+    assert_japanese(get_ja(client, f"/me/{games_token}"), "my games, finished")
