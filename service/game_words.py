@@ -22,8 +22,8 @@ RULESET_TITLES: dict[str, LazyString] = {
 FORMATION_NAMES: dict[engine.Formation, LazyString] = {
     engine.Formation.SUM: lazy_gettext("Sum"),
     engine.Formation.HOST: lazy_gettext("Host"),
-    engine.Formation.SKIRMISH: lazy_gettext("Skirmish Line"),
-    engine.Formation.BATTALION: lazy_gettext("Battalion Order"),
+    engine.Formation.SKIRMISH: lazy_gettext("Skirmish"),
+    engine.Formation.BATTALION: lazy_gettext("Battalion"),
     engine.Formation.PHALANX: lazy_gettext("Phalanx"),
     engine.Formation.WEDGE: lazy_gettext("Wedge"),
 }
@@ -38,11 +38,11 @@ TERMINATION_WORDS: dict[str, LazyString] = {
 
 STATUS_WORDS: dict[str, LazyString] = {
     "invited": lazy_gettext("invited"),
-    "active": lazy_gettext("being played"),
+    "active": lazy_gettext("active"),
     "declined": lazy_gettext("declined"),
     "finished": lazy_gettext("finished"),
-    "playing": lazy_gettext("being played"),
-    "left": lazy_gettext("left by a player"),
+    "playing": lazy_gettext("playing"),
+    "left": lazy_gettext("left"),
 }
 
 CLAIM_TIMING_NAMES: dict[str, LazyString] = {

@@ -194,6 +194,12 @@ def test_a_private_page_mid_game_with_tactics_and_proofs(
     assert_japanese(page, "private page (to move)")
     assert_japanese(get_ja(client, f"/p/{mid_game.token['B']}"), "private page (waiting)")
     assert_japanese(get_ja(client, f"/p/{mid_game.token['A']}/resign"), "resign")
+    # The same page in English right after: no word drawn for the Japanese page is kept for it.
+    english = client.get(f"/p/{mid_game.token['A']}").get_data(as_text=True)
+    assert '<html lang="en">' in english
+    for words in ('aria-label="Play red 1"', '<span class="what">your</span>', "Turn </span>"):
+        assert words in english, words
+    assert not re.search("[\u3040-\u30ff]", english.split("<footer>")[0]), "kana on an English page"
 
 
 def test_the_confirm_page_of_a_move_link(
