@@ -27,6 +27,8 @@ from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, InboundMessage, Series, Snapshot
 from service.outbox.models import OutboxMessage
+from service.outbox.signed import MailPurpose
+from service.outbox.signed import make_token as make_mail_token
 from service.present.choices import move_choices
 from service.present.game_emails import queue_your_turn
 from service.present.move_links import move_link_url
@@ -325,3 +327,18 @@ def test_the_pages_of_a_finished_game(
         assert bob.id is not None
         games_token = tokens.make_games_token(bob.id, bob.token_generation)
     assert_japanese(get_ja(client, f"/me/{games_token}"), "my games, finished")
+
+
+def test_the_mail_switch_pages(app: Flask, client: FlaskClient, mid_game: SimpleNamespace) -> None:
+    with app.app_context(), session_scope() as session:
+        alice = seats_of(session, mid_game.id)["A"][1]
+        assert alice.id is not None
+        unsubscribe = make_mail_token(MailPurpose.UNSUBSCRIBE, alice.id)
+        mute = make_mail_token(MailPurpose.MUTE_GAME, alice.id, mid_game.id)
+        refuse = make_mail_token(MailPurpose.REFUSE_INVITATIONS, alice.id)
+    for url in (f"/mail/unsubscribe/{unsubscribe}", f"/mail/mute/{mute}",
+                f"/mail/refuse-invitations/{refuse}"):  # fmt: skip
+        assert_japanese(get_ja(client, url), url.split("/")[2])
+        done = client.post(url, headers=JA)
+        assert done.status_code == 200, done.status_code
+        assert_japanese(done.get_data(as_text=True), f"{url.split('/')[2]}, done")
