@@ -38,7 +38,7 @@ from tests.service.play_driver import forms_of
 
 JA = {"Accept-Language": "ja"}
 
-NAMES = {"Alice", "Bob"}
+NAMES = {"Alice", "Bob", "Carol"}
 """The players' names in these games: a name is never translated."""
 
 UNSEEN_ELEMENTS = {"script", "style"}
@@ -342,3 +342,33 @@ def test_the_mail_switch_pages(app: Flask, client: FlaskClient, mid_game: Simple
         done = client.post(url, headers=JA)
         assert done.status_code == 200, done.status_code
         assert_japanese(done.get_data(as_text=True), f"{url.split('/')[2]}, done")
+
+
+def test_a_private_page_while_scouting(client: FlaskClient, mid_game: SimpleNamespace) -> None:
+    url = f"/p/{mid_game.token['A']}"
+    for step in ("SCOUT", "draw troops", "draw troops", "draw tactics"):
+        page = get_ja(client, url)
+        (form,) = [f for f in forms_of(page) if ("move", step) in f.buttons]
+        posted = client.post(form.action, data={**form.hidden, "move": step}, headers=JA)
+        assert posted.status_code == 303, step
+        assert_japanese(get_ja(client, url), f"scouting, after {step}")
+
+
+def test_the_pages_of_a_game_for_three(app: Flask, client: FlaskClient) -> None:
+    form = {**VALID_FORM, "ruleset": "battleline-3p", "c_name": "Carol",
+            "c_email": "carol@example.org", "visibility": "public"}  # fmt: skip
+    with app.app_context(), session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form))
+        assert game.id is not None
+        game_id, public_id = game.id, game.public_id
+        tokens_by_seat = {s: tokens.make_private_token(game_id, s, 0) for s in "ABC"}
+    with app.app_context(), session_scope() as session:
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+    # One of two invited has accepted: each seat's page says who is awaited.
+    for seat in "ABC":
+        assert_japanese(get_ja(client, f"/p/{tokens_by_seat[seat]}"), f"for three, invited {seat}")
+    with app.app_context(), session_scope() as session:
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="C", generation=0))
+    for seat in "ABC":
+        assert_japanese(get_ja(client, f"/p/{tokens_by_seat[seat]}"), f"for three, dealt {seat}")
+    assert_japanese(get_ja(client, f"/games/{public_id}"), "for three, public page")
