@@ -11,21 +11,20 @@ context when it has them.
 from __future__ import annotations
 
 import functools
+import json
 import zoneinfo
 from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from babel import Locale
-from babel.dates import format_datetime
-from flask import has_app_context
-from flask_babel import get_locale, ngettext
-from flask_babel import gettext as _
+from babel.dates import format_date, format_datetime
+from flask_babel import gettext, ngettext
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from service import clock
+from service.i18n import page_language
 
 MAX_TIME_ZONE_LENGTH = 64
 """No IANA name is longer (the column's size)."""
@@ -56,10 +55,16 @@ def _zone(name: str | None) -> tzinfo:
     return zoneinfo.ZoneInfo(name)
 
 
-def _locale() -> Locale:
-    """The language being written (a page's or an email's recipient's), English outside an app."""
-    locale = get_locale() if has_app_context() else None
-    return locale if locale is not None else Locale("en")
+def _days(count: int) -> str:
+    return str(ngettext("%(num)d day", "%(num)d days", count))
+
+
+def _hours(count: int) -> str:
+    return str(ngettext("%(num)d hour", "%(num)d hours", count))
+
+
+def _minutes(count: int) -> str:
+    return str(ngettext("%(num)d minute", "%(num)d minutes", count))
 
 
 def time_left(moment: datetime, now: datetime) -> str:
@@ -67,15 +72,15 @@ def time_left(moment: datetime, now: datetime) -> str:
     it has passed. Counted down to the minute, shown to the hour above one hour."""
     minutes = int((_utc(moment) - _utc(now)).total_seconds() // 60)
     if minutes <= 0:
-        return str(_("no time"))
+        return str(gettext("no time"))
     if minutes < 60:
-        return str(ngettext("%(num)d minute", "%(num)d minutes", minutes))
+        return _minutes(minutes)
     days, hours = divmod(minutes // 60, 24)
-    hours_text = str(ngettext("%(num)d hour", "%(num)d hours", hours))
     if days == 0:
-        return hours_text
-    days_text = str(ngettext("%(num)d day", "%(num)d days", days))
-    return str(_("%(days)s %(hours)s", days=days_text, hours=hours_text)) if hours else days_text
+        return _hours(hours)
+    if not hours:
+        return _days(days)
+    return str(gettext("%(days)s %(hours)s", days=_days(days), hours=_hours(hours)))
 
 
 def deadline_left(moment: datetime | None) -> str:
@@ -83,24 +88,43 @@ def deadline_left(moment: datetime | None) -> str:
     return "" if moment is None else time_left(moment, clock.now())
 
 
+DAY_AND_TIME_PATTERNS = {"en": "EEEE d MMMM, HH:mm", "ja": "M月d日(EEE) HH:mm"}
+"""How a deadline's day and time read in each language (Babel's patterns); a language not
+listed gets its locale's own medium date and time."""
+DATE_PATTERNS = {"en": "d MMMM y"}
+"""How a day reads ("3 March 2025"); a language not listed gets its locale's long date."""
+
+
+def _day_and_time(at: datetime, language: str) -> str:
+    pattern = DAY_AND_TIME_PATTERNS.get(language, "medium")
+    return format_datetime(at, pattern, tzinfo=at.tzinfo, locale=language)
+
+
 def local_time(moment: datetime, time_zone: str | None) -> str:
-    """``moment`` in ``time_zone`` (UTC when None or unknown), the zone named: "Friday 28
-    November, 19:24 Europe/Paris time", "Friday 28 November, 18:24 UTC"."""
+    """``moment`` in ``time_zone`` (UTC when None or unknown), the zone named, in the language
+    being written: "Friday 28 November, 19:24 Europe/Paris time", "Friday 28 November, 18:24
+    UTC"."""
     zone = _zone(time_zone)
     at = _utc(moment).astimezone(zone)
-    # A CLDR pattern, translated with the messages: each language orders its own date.
-    when = format_datetime(at, str(_("EEEE d MMMM, HH:mm")), locale=_locale())
+    when = _day_and_time(at, page_language())
     if zone is UTC:
-        return str(_("%(when)s UTC", when=when))
-    return str(_("%(when)s %(zone)s time", when=when, zone=time_zone))
+        return str(gettext("%(time)s UTC", time=when))
+    return str(gettext("%(time)s %(zone)s time", time=when, zone=time_zone))
+
+
+def local_date(moment: datetime, time_zone: str | None) -> str:
+    """The day of ``moment`` in ``time_zone``, in the language being written: "3 March 2025"."""
+    at = _utc(moment).astimezone(_zone(time_zone))
+    language = page_language()
+    return format_date(at.date(), DATE_PATTERNS.get(language, "long"), locale=language)
 
 
 def deadline_text(moment: datetime, time_zone: str | None, now: datetime) -> str:
     """A deadline for people: its local time and the time left."""
     return str(
-        _(
-            "%(when)s (%(left)s left)",
-            when=local_time(moment, time_zone),
+        gettext(
+            "%(time)s (%(left)s left)",
+            time=local_time(moment, time_zone),
             left=time_left(moment, now),
         )
     )
@@ -131,16 +155,58 @@ def deadline_words(context: Context, moment: datetime | None) -> str:
 @pass_context
 def deadline_html(context: Context, moment: datetime | None) -> Markup:
     """The template filter for pages: the deadline's words in a ``<time>`` element whose
-    ``datetime`` is the moment in UTC."""
+    ``datetime`` is the moment in UTC, with the words ``static/local-time.js`` needs to say it
+    again in the browser's zone in the page's language (``script_words``)."""
     if moment is None:
         return Markup("")
     zone, now = _context_zone_and_now(context)
     iso = _utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
     words = escape(deadline_text(moment, zone, now))
-    return Markup(f'<time datetime="{iso}" data-deadline>{words}</time>')
+    script = escape(json.dumps(script_words(), ensure_ascii=False, separators=(",", ":")))
+    return Markup(f'<time datetime="{iso}" data-deadline data-words="{script}">{words}</time>')
+
+
+def script_words() -> dict[str, str]:
+    """The words of a deadline for ``static/local-time.js``, in the language being written:
+    each count's one and other form (the two forms English and Japanese need), the zone and the
+    time left around placeholders the script fills in."""
+    return {
+        "day1": _days(1).replace("1", "{n}", 1),
+        "days": _days(2).replace("2", "{n}", 1),
+        "hour1": _hours(1).replace("1", "{n}", 1),
+        "hours": _hours(2).replace("2", "{n}", 1),
+        "minute1": _minutes(1).replace("1", "{n}", 1),
+        "minutes": _minutes(2).replace("2", "{n}", 1),
+        "both": str(gettext("%(days)s %(hours)s", days="{days}", hours="{hours}")),
+        "none": str(gettext("no time")),
+        "utc": str(gettext("%(time)s UTC", time="{time}")),
+        "zone": str(gettext("%(time)s %(zone)s time", time="{time}", zone="{zone}")),
+        "left": str(gettext("%(time)s (%(left)s left)", time="{time}", left="{left}")),
+    }
+
+
+@pass_context
+def reader_time(context: Context, moment: datetime | None) -> str:
+    """The template filter for a stored moment (a game's last move, an email queued): its day
+    and time in the context's ``time_zone``, the zone named, in the page's language."""
+    if moment is None:
+        return ""
+    zone, _ = _context_zone_and_now(context)
+    return local_time(moment, zone)
+
+
+@pass_context
+def reader_date(context: Context, moment: datetime | None) -> str:
+    """The template filter for the day of a stored moment, in the page's language."""
+    if moment is None:
+        return ""
+    zone, _ = _context_zone_and_now(context)
+    return local_date(moment, zone)
 
 
 def register(filters: MutableMapping[str, Callable[..., Any]]) -> None:
     """Add the filters to a Jinja environment's."""
     filters["deadline_words"] = deadline_words
     filters["deadline_html"] = deadline_html
+    filters["reader_time"] = reader_time
+    filters["reader_date"] = reader_date

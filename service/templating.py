@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, url_for
+from flask_babel import lazy_gettext
 from markupsafe import Markup, escape
 
-import engine
 from engine.cards import COLOR_NAMES, is_tactic, troop_parts
-from service import reader_time
+from service import game_words, reader_time
 from service.card_words import card_words
+from service.game_words import in_words
 from service.i18n import page_language
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -75,12 +76,25 @@ def pieces_html(parts: Iterable[Any]) -> Markup:
     return Markup(f'<span class="pieces">{inner}</span>')
 
 
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+NUMBER_WORDS = (
+    lazy_gettext("no"),
+    lazy_gettext("one"),
+    lazy_gettext("two"),
+    lazy_gettext("three"),
+    lazy_gettext("four"),
+    lazy_gettext("five"),
+    lazy_gettext("six"),
+    lazy_gettext("seven"),
+    lazy_gettext("eight"),
+    lazy_gettext("nine"),
+    lazy_gettext("ten"),
+)
 
 
 def number_word(count: int) -> str:
-    """A small count in words, as a sentence says it: ``three``; digits from eleven on."""
-    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
+    """A small count in words, as a sentence says it: ``three`` (in Japanese, the digit);
+    digits from eleven on."""
+    return str(NUMBER_WORDS[count]) if 0 <= count < len(NUMBER_WORDS) else str(count)
 
 
 def utc_time(moment: datetime | None) -> str:
@@ -106,12 +120,6 @@ def _static_versions(folder: str | None) -> dict[str, str]:
     }
 
 
-def claim_moment(claims: str) -> str:
-    """When the seats of a game of claim timing ``claims`` claim, in words
-    (``engine.ClaimTiming.moment``): "at the start of your turn"."""
-    return engine.ClaimTiming(claims).moment
-
-
 def init_app(app: Flask) -> None:
     """Make the helpers available in every template."""
     versions = _static_versions(app.static_folder)
@@ -132,4 +140,14 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["utc_time"] = utc_time
     reader_time.register(app.jinja_env.filters)
     app.jinja_env.filters["number_word"] = number_word
-    app.jinja_env.filters["claim_moment"] = claim_moment
+    app.jinja_env.filters.update(
+        claim_moment=game_words.claim_moment,
+        claim_timing=game_words.claim_timing_name,
+        computer_level_name=game_words.computer_level_name,
+        computer_level_words=game_words.computer_level_words,
+        in_words=in_words,
+        outbox_status=game_words.outbox_status,
+        ruleset_title=game_words.ruleset_title,
+        status_words=game_words.status_words,
+        termination=game_words.termination_words,
+    )

@@ -62,7 +62,8 @@ class SeriesScore:
 
 
 def series_goal(series: Series) -> str:
-    """What ends the series, in words: "first to 15 points", "3 games"."""
+    """What ends the series, in words of the language being written: "first to 15 points", "3
+    games"."""
     if series.target_points is not None:
         return str(
             ngettext("first to %(num)d point", "first to %(num)d points", series.target_points)

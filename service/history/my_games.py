@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString, gettext, lazy_gettext
 from sqlmodel import Session, col, select
 
-import engine
 from service import tokens
+from service.game_words import ruleset_title
 from service.games.players import find_player
 from service.games.seats import seats_of_games
 from service.links import external_url
@@ -129,8 +129,8 @@ def public_games(session: Session, limit: int = 100) -> list[WatchedGame]:
             WatchedGame(
                 public_id=game.public_id,
                 players=names,
-                title=" vs ".join(names.values()),
-                ruleset_title=engine.get_ruleset(game.ruleset).title,
+                title=str(gettext(" vs ")).join(names.values()),
+                ruleset_title=ruleset_title(game.ruleset),
                 status=game.status,
                 result=game.result,
                 updated_at=game.updated_at,

@@ -11,6 +11,7 @@ from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 import engine
+from service.game_words import ruleset_title
 from service.games.seats import seats_of
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
@@ -89,7 +90,7 @@ def series_page_context(session: Session, series: Series) -> SeriesPage:
         )
     return SeriesPage(
         names=names,
-        ruleset_title=engine.get_ruleset(first.ruleset).title,
+        ruleset_title=ruleset_title(first.ruleset),
         goal=series_goal(series),
         rows=tuple(rows),
         totals=engine.FrozenMap(score.totals),

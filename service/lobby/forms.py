@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext
 
 from engine import RULESETS, ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
@@ -93,6 +93,12 @@ class FormError(Refusal):
         self.errors = errors
 
 
+def _(message: str, **values: object) -> str:
+    """A problem of a field, in the language of the page it is shown on (English on the
+    command line)."""
+    return str(gettext(message, **values))
+
+
 def parse_new_game(form: Mapping[str, str]) -> NewGame:
     """Validate a submitted new-game form. Raises FormError naming every bad field.
 
@@ -105,7 +111,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
     ruleset_name = form.get("ruleset", "battleline")
     ruleset = RULESETS.get(ruleset_name)
     if ruleset is None:
-        errors["ruleset"] = "must be one of " + ", ".join(RULESETS)
+        errors["ruleset"] = _("must be one of %(names)s", names=", ".join(RULESETS))
 
     computers: dict[str, str] = {}
     # An unknown ruleset is checked as a game for two.
@@ -115,9 +121,9 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         if not level:
             continue
         if level not in COMPUTER_LEVELS:
-            errors[field] = "must be one of " + ", ".join(COMPUTER_LEVELS)
+            errors[field] = _("must be one of %(names)s", names=", ".join(COMPUTER_LEVELS))
         elif seat not in seats:
-            errors[field] = "is only for a game for three"
+            errors[field] = _("is only for a game for three")
         else:
             computers[seat] = level
             values[f"{seat.lower()}_name"] = computer_name(level)
@@ -135,7 +141,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         fields += [(f, check_name if f == "c_name" else check_email) for f in third_given]
     elif len(ruleset.seats) <= 2:
         for field in third_given:
-            errors[field] = (
+            errors[field] = _(
                 "is only for a game for three: leave it empty, or choose a game for three"
             )
     for field, check in fields:
@@ -144,16 +150,16 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         except ValueError as error:
             errors[field] = str(error)
     if "a_email" in values and values["a_email"] == values.get("b_email"):
-        errors["b_email"] = "must be someone else's address than yours"
+        errors["b_email"] = _("must be someone else's address than yours")
     if "c_email" in values and "c_email" not in errors and "c_email" in dict(fields):
         if values["c_email"] == values.get("a_email"):
-            errors["c_email"] = "must be someone else's address than yours"
+            errors["c_email"] = _("must be someone else's address than yours")
         elif values["c_email"] == values.get("b_email"):
-            errors["c_email"] = "must be another address than your opponent's"
+            errors["c_email"] = _("must be another address than your opponent's")
     # One computer of a level plays one seat of a game: two of the same level would be one
     # player at two seats.
     if len(set(computers.values())) < len(computers):
-        errors["c_computer"] = "must be another level than the other computer's"
+        errors["c_computer"] = _("must be another level than the other computer's")
 
     series = SeriesKind.SINGLE
     series_text = form.get("series", "").strip()
@@ -161,7 +167,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         try:
             series = SeriesKind(series_text)
         except ValueError:
-            errors["series"] = "must be single, points or games"
+            errors["series"] = _("must be single, points or games")
     series_points = _whole_number(
         form, "series_points", DEFAULT_SERIES_POINTS, SERIES_POINTS_RANGE, errors
     )
@@ -175,15 +181,17 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         try:
             claims = ClaimTiming(claims_text)
         except ValueError:
-            errors["claims"] = "must be advanced or standard"
+            errors["claims"] = _("must be advanced or standard")
 
     days = DEFAULT_DAYS_PER_MOVE
     days_text = form.get("days_per_move", "").strip()
     if days_text:
         days = int(days_text) if re.fullmatch(r"[0-9]{1,2}", days_text) else 0
         if not 1 <= days <= MAX_DAYS_PER_MOVE:
-            errors["days_per_move"] = (
-                f"must be a whole number of days from 1 to {MAX_DAYS_PER_MOVE}"
+            errors["days_per_move"] = _(
+                "must be a whole number of days from %(low)s to %(high)s",
+                low=1,
+                high=MAX_DAYS_PER_MOVE,
             )
 
     vacation = DEFAULT_VACATION_DAYS
@@ -191,8 +199,10 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
     if vacation_text:
         vacation = int(vacation_text) if re.fullmatch(r"[0-9]{1,2}", vacation_text) else -1
         if not 0 <= vacation <= MAX_VACATION_DAYS:
-            errors["vacation_days"] = (
-                f"must be a whole number of days from 0 to {MAX_VACATION_DAYS}"
+            errors["vacation_days"] = _(
+                "must be a whole number of days from %(low)s to %(high)s",
+                low=0,
+                high=MAX_VACATION_DAYS,
             )
 
     visibility = Visibility.UNLISTED
@@ -201,7 +211,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         try:
             visibility = Visibility(visibility_text)
         except ValueError:
-            errors["visibility"] = "must be public or unlisted"
+            errors["visibility"] = _("must be public or unlisted")
 
     if errors:
         raise FormError(errors)
@@ -237,6 +247,6 @@ def _whole_number(
         return default
     low, high = bounds
     if not re.fullmatch(r"[0-9]{1,3}", text) or not low <= int(text) <= high:
-        errors[field] = f"must be a whole number from {low} to {high}"
+        errors[field] = _("must be a whole number from %(low)s to %(high)s", low=low, high=high)
         return default
     return int(text)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flask import Blueprint, render_template, request
-from flask_babel import lazy_gettext
+from flask_babel import LazyString, gettext, lazy_gettext
 from sqlmodel import Session
 
 from service.db import read_scope, session_scope
@@ -41,12 +41,12 @@ class UnknownPlayerError(Refusal):
 class ActionPage:
     """The words of one action's page before and after the button."""
 
-    title: str
-    ask: str
-    button: str
-    done: str
-    undo_button: str | None = None
-    undone: str | None = None
+    title: LazyString
+    ask: LazyString
+    button: LazyString
+    done: LazyString
+    undo_button: LazyString | None = None
+    undone: LazyString | None = None
 
 
 def _player(session: Session, token: MailToken) -> Player:
@@ -79,11 +79,13 @@ def _page(
 # page): they confirm the address and nothing more. No invitation goes out from here: it would
 # send games that strangers started in this address's name.
 CONFIRM = ActionPage(
-    title="Confirm your address",
-    ask="Press the button to confirm that this is your address.",
-    button="Confirm my address",
-    done="Your address is confirmed. To send a game's invitation, open the game's private page "
-    'from the email we sent about it and press "Send the invitation".',
+    title=lazy_gettext("Confirm your address"),
+    ask=lazy_gettext("Press the button to confirm that this is your address."),
+    button=lazy_gettext("Confirm my address"),
+    done=lazy_gettext(
+        "Your address is confirmed. To send a game's invitation, open the game's private page "
+        'from the email we sent about it and press "Send the invitation".'
+    ),
 )
 
 
@@ -175,47 +177,69 @@ def running_games(session: Session, player_id: int) -> list[str]:
     if player is None:
         return []
     return [
-        f"{g.ruleset_title}, game {g.game_number}, against {g.opponent}: "
-        + (f"your turn, before {utc_time(g.deadline)}" if g.your_turn else "their turn")
+        str(
+            gettext(
+                "%(game)s, game %(number)s, against %(opponent)s: your turn, before %(deadline)s",
+                game=g.ruleset_title,
+                number=g.game_number,
+                opponent=g.opponent,
+                deadline=utc_time(g.deadline),
+            )
+            if g.your_turn
+            else gettext(
+                "%(game)s, game %(number)s, against %(opponent)s: their turn",
+                game=g.ruleset_title,
+                number=g.game_number,
+                opponent=g.opponent,
+            )
+        )
         for g in player_games(session, player)
         if g.status == GameStatus.ACTIVE
     ]
 
 
 UNSUBSCRIBE = ActionPage(
-    title="Unsubscribe",
-    ask="Press the button and we send you no more email: no invitations, no turns, no reminders. "
-    "Your games do not stop: their deadlines still count. A missed deadline uses one of your "
-    "vacation days, and with none left you lose the game on time. Play them from their private "
-    "pages (the links in our earlier emails), resign the ones you want to leave there, or mute "
-    'one game only with "No more email about this game" in its emails. We tell your opponents '
-    "that you no longer get our email.",
-    button="Unsubscribe",
-    done="You are unsubscribed: we send you no more email. Your games go on and their deadlines "
-    "still count; your opponents are told that you no longer get our email.",
-    undo_button="Send me email again",
-    undone="You get email from us again.",
+    title=lazy_gettext("Unsubscribe"),
+    ask=lazy_gettext(
+        "Press the button and we send you no more email: no invitations, no turns, no reminders. "
+        "Your games do not stop: their deadlines still count. A missed deadline uses one of your "
+        "vacation days, and with none left you lose the game on time. Play them from their private "
+        "pages (the links in our earlier emails), resign the ones you want to leave there, or mute "
+        'one game only with "No more email about this game" in its emails. We tell your opponents '
+        "that you no longer get our email."
+    ),
+    button=lazy_gettext("Unsubscribe"),
+    done=lazy_gettext(
+        "You are unsubscribed: we send you no more email. Your games go on and their deadlines "
+        "still count; your opponents are told that you no longer get our email."
+    ),
+    undo_button=lazy_gettext("Send me email again"),
+    undone=lazy_gettext("You get email from us again."),
 )
 
 MUTE = ActionPage(
-    title="Mute this game",
-    ask="Press the button and we send you no more email about this game. The game goes on and "
-    "its deadlines still count: a missed deadline uses one of your vacation days, and with none "
-    "left you lose on time. Play it from your private page.",
-    button="Mute this game",
-    done="This game is muted: no more email about it. Its deadlines still count: play it from "
-    "your private page.",
-    undo_button="Email me about this game again",
-    undone="You get email about this game again.",
+    title=lazy_gettext("Mute this game"),
+    ask=lazy_gettext(
+        "Press the button and we send you no more email about this game. The game goes on and "
+        "its deadlines still count: a missed deadline uses one of your vacation days, and with "
+        "none left you lose on time. Play it from your private page."
+    ),
+    button=lazy_gettext("Mute this game"),
+    done=lazy_gettext(
+        "This game is muted: no more email about it. Its deadlines still count: play it from "
+        "your private page."
+    ),
+    undo_button=lazy_gettext("Email me about this game again"),
+    undone=lazy_gettext("You get email about this game again."),
 )
 
 REFUSE = ActionPage(
-    title="Refuse all invitations",
-    ask="Press the button and nobody can invite you to a game here any more.",
-    button="Refuse all invitations",
-    done="Nobody can invite you here any more.",
-    undo_button="Accept invitations again",
-    undone="People can invite you again.",
+    title=lazy_gettext("Refuse all invitations"),
+    ask=lazy_gettext("Press the button and nobody can invite you to a game here any more."),
+    button=lazy_gettext("Refuse all invitations"),
+    done=lazy_gettext("Nobody can invite you here any more."),
+    undo_button=lazy_gettext("Accept invitations again"),
+    undone=lazy_gettext("People can invite you again."),
 )
 
 SWITCHES = {

@@ -28,6 +28,7 @@ import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.dkim_signing import signing_key
+from service.game_words import ruleset_title
 from service.games import reply_keys
 from service.games.seats import known_address_status, seats_of
 from service.i18n import recipient_language
@@ -36,7 +37,6 @@ from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
 from service.outbox.models import GameMute, OutboxMessage, OutboxStatus
 from service.outbox.signed import MailPurpose, mail_link
-from service.ruleset_words import ruleset_title
 
 logger = logging.getLogger(__name__)
 

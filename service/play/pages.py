@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup
 from sqlmodel import Session
 
@@ -15,13 +16,13 @@ from service.games.move_log import moves_from
 from service.models import Game
 from service.present.board import Board, board_of
 from service.present.choices import MoveChoices, move_choices
-from service.present.claims import claims_in_log
+from service.present.claims import claims_in_log, proof_reason
 from service.present.game_emails import OTHERS_TURNS_ENTRIES, others_turns
 from service.present.move_list import LogRow, cards_placed, log_html, log_rows
 from service.present.seat_names import SeatNames, seat_labels, seat_names
 from service.present.summaries import SeriesNote, in_words, series_note
 from service.present.tactics_choices import HeldTactics, held_tactics
-from service.present.words import Piece, with_cards
+from service.present.words import Piece
 
 RECENT_ENTRIES = 12
 """How many log entries the private page lists under "Latest moves"."""
@@ -39,10 +40,13 @@ class ProofRow:
 
     @property
     def label(self) -> str:
-        return ("Flags " if len(self.flags) > 1 else "Flag ") + ", ".join(map(str, self.flags))
+        numbers = str(gettext(", ")).join(map(str, self.flags))
+        if len(self.flags) > 1:
+            return str(gettext("Flags %(numbers)s", numbers=numbers))
+        return str(gettext("Flag %(number)s", number=numbers))
 
 
-OWN_CARDS_UNSEEN = (
+OWN_CARDS_UNSEEN = lazy_gettext(
     "(some of these are in your hand: a claim is proved from the table alone, and your "
     "opponent cannot see your hand, so they count as cards that may still come)"
 )
@@ -58,14 +62,14 @@ def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
         if proof.status is engine.ClaimStatus.INCOMPLETE:
             incomplete.append(proof.flag)
         else:
-            reason = with_cards(proof.reason, state.ruleset)
+            reason = proof_reason(proof)
             best = proof.opponent_best
             if not proof.provable and best is not None and hand.intersection(best.cards):
                 # The counter-example may use the reader's own cards: say why they count.
-                reason.append(Piece("text", OWN_CARDS_UNSEEN))
+                reason.append(Piece("text", str(OWN_CARDS_UNSEEN)))
             rows.append(ProofRow((proof.flag,), proof.provable, reason))
     if incomplete:
-        reason = with_cards("your side is not complete yet", state.ruleset)
+        reason = [Piece("text", str(gettext("your side is not complete yet")))]
         rows.append(ProofRow(tuple(incomplete), False, reason))
     return rows
 
@@ -74,9 +78,9 @@ def last_turn_title(view: engine.PlayerView, names: Mapping[str, str]) -> str:
     """The heading over the others' last turn: "Bob's last turn", or with two others "Since
     your last turn (Bob and Carol)"."""
     others = in_words([names.get(s, s) for s in view.opponents])
-    return (
-        f"{others}'s last turn" if len(view.opponents) == 1 else f"Since your last turn ({others})"
-    )
+    if len(view.opponents) == 1:
+        return str(gettext("%(name)s's last turn", name=others))
+    return str(gettext("Since your last turn (%(names)s)", names=others))
 
 
 @dataclass(frozen=True, slots=True)

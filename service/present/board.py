@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 import engine
@@ -96,12 +97,27 @@ def board_html(
     put there) are marked as played last, to the eye and in words. Drawn by Python: every page
     draws it."""
     parts: list[str] = []
+    held_by = escape(gettext("held by "))
+    flag_word = escape(gettext("Flag "))
+    words = _SideWords(
+        escape(gettext("(played last)")),
+        escape(gettext("no card")),
+        str(gettext("%(name)s, flag %(flag)s", name="\x00", flag="\x01")),
+    )
     for row in board.rows:
         left, right = escape(labels[row.left]), escape(labels[row.right])
         if len(board.rows) == 1:
-            label = f"The flags, from 1 to {row.last}"
+            label = escape(gettext("The flags, from 1 to %(last)s", last=row.last))
         else:
-            label = f"Flags {row.first} to {row.last}, between {left} and {right}"
+            label = escape(
+                gettext(
+                    "Flags %(first)s to %(last)s, between %(left)s and %(right)s",
+                    first=row.first,
+                    last=row.last,
+                    left=labels[row.left],
+                    right=labels[row.right],
+                )
+            )
         start = f'start="{row.first}" ' if row.first != 1 else ""
         parts.append(
             f'\n<div class="line-head" aria-hidden="true"><span class="left">{left}</span>'
@@ -119,40 +135,55 @@ def board_html(
             )
             holder = (
                 f'<span class="held"><span aria-hidden="true">⚑ </span>'
-                f'<span class="visually-hidden">held by </span>{escape(labels[flag.claimed_by])}'
+                f'<span class="visually-hidden">{held_by}</span>{escape(labels[flag.claimed_by])}'
                 "</span>"
                 if flag.claimed_by
                 else ""
             )
             size = (
-                f'<span class="size">{flag.formation_size} cards</span>'
+                f'<span class="size">{escape(cards_word(flag.formation_size))}</span>'
                 if flag.formation_size != formation_size
                 else ""
             )
+            left_side = _side_html(drawn, row.left, "left", labels[row.left], marked, words)
+            right_side = _side_html(drawn, row.right, "right", labels[row.right], marked, words)
             parts.append(
-                f'\n  <li class="{held}">\n    {_side_html(drawn, row.left, "left", left, marked)}'
+                f'\n  <li class="{held}">\n    {left_side}'
                 f'\n    <div class="stake">\n      <span class="num">'
-                f'<span class="visually-hidden">Flag </span>{flag.number}</span>{holder}{size}'
-                f"\n    </div>\n    {_side_html(drawn, row.right, 'right', right, marked)}\n  </li>"
+                f'<span class="visually-hidden">{flag_word}</span>{flag.number}</span>'
+                f"{holder}{size}\n    </div>\n    {right_side}\n  </li>"
             )
         parts.append("\n</ol>")
     return Markup("".join(parts))
 
 
-LAST_PLAYED = '<span class="visually-hidden">(played last)</span>'
+@dataclass(frozen=True, slots=True)
+class _SideWords:
+    """The words of a side of a flag, in the language being written (escaped)."""
+
+    last_played: str
+    no_card: str
+    side: str
+    """``"%(name)s, flag %(flag)s"`` translated, with \\x00 and \\x01 for the two."""
 
 
-def _card(code: str, marked: Collection[str], extra: str = "") -> str:
+def cards_word(count: int) -> str:
+    """A flag's formation size changed by Mud: "4 cards"."""
+    return str(ngettext("%(num)d card", "%(num)d cards", count))
+
+
+def _card(code: str, marked: Collection[str], words: _SideWords, extra: str = "") -> str:
     if code not in marked:
         return str(card_html(code, extra))
-    return str(card_html(code, f"{extra} last-played".strip())) + LAST_PLAYED
+    last = f'<span class="visually-hidden">{words.last_played}</span>'
+    return str(card_html(code, f"{extra} last-played".strip())) + last
 
 
-def _side_html(drawn: BoardFlag, seat: str, where: str, label: str, marked: Collection[str]) -> str:
-    cards = "".join(_card(code, marked) for code in drawn.flag.cards[seat])
-    env = "".join(_card(code, marked, "env") for code in drawn.env_of(seat))
-    empty = '<span class="visually-hidden">no card</span>' if not cards and not env else ""
-    return (
-        f'<div class="side {where}" role="group" aria-label="{label}, flag {drawn.flag.number}">'
-        f"{cards}{env}{empty}</div>"
-    )
+def _side_html(
+    drawn: BoardFlag, seat: str, where: str, label: str, marked: Collection[str], words: _SideWords
+) -> str:
+    cards = "".join(_card(code, marked, words) for code in drawn.flag.cards[seat])
+    env = "".join(_card(code, marked, words, "env") for code in drawn.env_of(seat))
+    empty = f'<span class="visually-hidden">{words.no_card}</span>' if not cards and not env else ""
+    name = escape(words.side.replace("\x00", label).replace("\x01", str(drawn.flag.number)))
+    return f'<div class="side {where}" role="group" aria-label="{name}">{cards}{env}{empty}</div>'

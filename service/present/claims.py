@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext, ngettext
 from sqlmodel import Session
 
 import engine
+from service.game_words import formation_name, formation_value
 from service.games.claim_proofs import formation_from_record, record_of
 from service.games.move_log import LogEntry
 from service.games.snapshots import snapshots_up_to
@@ -47,73 +49,171 @@ class ClaimExplained:
     """The loser's cards at the flag then (the best formation's cards that show)."""
 
     def words(self, names: Mapping[str, str], reader: str | None) -> list[Piece]:
-        """Why the claim held, said to ``reader`` (a seat, or None: the public), cards drawn:
-        "Alice's [B8][B9][B10] (Wedge 27) cannot be beaten: the best you could still reach
-        there is [G5][G6][G7] (Wedge 18)"."""
-        _, claimer_s = _who(self.claimer, names, reader)
-        loser, loser_s = _who(self.loser, names, reader)
-        pieces = [_t(f"{claimer_s[:1].upper()}{claimer_s[1:]}"), *_formation(self.formation)]
+        """Why the claim held, said to ``reader`` (a seat, or None: the public), cards drawn,
+        in the language being written: "Alice's [B8][B9][B10] (Wedge 27) cannot be beaten: the
+        best you could still reach there is [G5][G6][G7] (Wedge 18)"."""
+        _, owner = _who(self.claimer, names, reader)
+        loser, loser_owner = _who(self.loser, names, reader)
+        common = {
+            "owner": owner,
+            "cards": _CARDS,
+            "value": formation_value(self.formation),
+            "loser": loser,
+            "loser_owner": loser_owner,
+        }
         margin, best = self.margin, self.best
+        reach: list[Piece] = []
         if margin is engine.ClaimMargin.OUT_OF_TROOPS:
-            return [
-                *pieces,
-                _t(f"stands: too few unseen troops remain for {loser} to complete {loser_s} side"),
-            ]
-        if margin is engine.ClaimMargin.OUT_OF_REACH or best is None:
-            category = self.formation.formation.title
-            return [*pieces, _t(f"stands: nothing {loser} could still add reaches a {category}")]
-        reach = self._reach(best, loser_s)
-        if margin is engine.ClaimMargin.BELOW:
-            return [
-                *pieces,
-                _t(f"cannot be beaten: the best {loser} could still reach there is"),
-                *reach,
-            ]
-        if margin is engine.ClaimMargin.TIE_COMPLETED_LAST:
-            return [
-                *pieces,
-                _t(f"ties {loser_s}"),
-                *reach,
-                _t(f"and {loser} completed {loser_s} side last (R12)"),
-            ]
-        return [
-            *pieces,
-            _t(f"can at best be tied, by {loser_s}"),
-            *reach,
-            _t(f"and {loser} would play the last card (R12)"),
-        ]
+            sentence = gettext(
+                "%(owner)s %(cards)s (%(value)s) stands: too few unseen troops remain for "
+                "%(loser)s to complete %(loser_owner)s side",
+                **common,
+            )
+        elif margin is engine.ClaimMargin.OUT_OF_REACH or best is None:
+            sentence = gettext(
+                "%(owner)s %(cards)s (%(value)s) stands: nothing %(loser)s could still add "
+                "reaches a %(category)s",
+                category=formation_name(self.formation.formation),
+                **common,
+            )
+        else:
+            reach = self._reach(best, loser_owner)
+            if margin is engine.ClaimMargin.BELOW:
+                sentence = gettext(
+                    "%(owner)s %(cards)s (%(value)s) cannot be beaten: the best %(loser)s could "
+                    "still reach there is %(reach)s",
+                    reach=_REACH,
+                    **common,
+                )
+            elif margin is engine.ClaimMargin.TIE_COMPLETED_LAST:
+                sentence = gettext(
+                    "%(owner)s %(cards)s (%(value)s) ties %(loser_owner)s %(reach)s and "
+                    "%(loser)s completed %(loser_owner)s side last (R12)",
+                    reach=_REACH,
+                    **common,
+                )
+            else:
+                sentence = gettext(
+                    "%(owner)s %(cards)s (%(value)s) can at best be tied, by %(loser_owner)s "
+                    "%(reach)s and %(loser)s would play the last card (R12)",
+                    reach=_REACH,
+                    **common,
+                )
+        sentence = sentence[:1].upper() + sentence[1:]
+        return cut_at_marks(sentence, {_CARDS: _card_pieces(self.formation.cards), _REACH: reach})
 
     def _reach(self, best: engine.FormationValue, owner: str) -> list[Piece]:
         """A formation the loser could reach: its value, the cards of it on the board, and how
         many unseen troops it would add (never which: they may be in a hand)."""
         shown = [card for card in best.cards if card in self.loser_cards]
         more = len(best.cards) - len(shown)
-        value = f"{best.formation.title} {best.total}"
+        value = formation_value(best)
         if not shown:
-            return [_t(f"{value} ({more} unseen troop{'s' if more != 1 else ''})")]
+            return [
+                _t(
+                    ngettext(
+                        "%(value)s (%(num)d unseen troop)",
+                        "%(value)s (%(num)d unseen troops)",
+                        more,
+                        value=value,
+                    )
+                )
+            ]
         if not more:
-            return [_t(f"{value}:"), *(Piece("card", card) for card in shown)]
-        return [
-            _t(f"{value}: {owner}"),
-            *(Piece("card", card) for card in shown),
-            _t(f"and {more} unseen troop{'s' if more != 1 else ''}"),
-        ]
+            sentence = gettext("%(value)s: %(cards)s", value=value, cards=_CARDS)
+        else:
+            sentence = ngettext(
+                "%(value)s: %(owner)s %(cards)s and %(num)d unseen troop",
+                "%(value)s: %(owner)s %(cards)s and %(num)d unseen troops",
+                more,
+                value=value,
+                owner=owner,
+                cards=_CARDS,
+            )
+        return cut_at_marks(sentence, {_CARDS: _card_pieces(shown)})
+
+
+_CARDS = "\x00"
+_REACH = "\x01"
+"""Stand for cards inside a translated sentence, which is then cut around them."""
+
+
+def cut_at_marks(sentence: str, marks: Mapping[str, list[Piece]]) -> list[Piece]:
+    """A translated sentence as pieces, each mark in it replaced by its pieces (cards drawn
+    where the language puts them)."""
+    pieces: list[Piece] = []
+    text = ""
+    for char in sentence:
+        if char in marks:
+            if text.strip():
+                pieces.append(_t(text.strip()))
+            pieces.extend(marks[char])
+            text = ""
+        else:
+            text += char
+    if text.strip():
+        pieces.append(_t(text.strip()))
+    return pieces
 
 
 def _t(text: str) -> Piece:
     return Piece("text", text)
 
 
-def _formation(value: engine.FormationValue) -> list[Piece]:
-    return [*(Piece("card", card) for card in value.cards), _t(f"({value})")]
+def _card_pieces(cards: Sequence[str]) -> list[Piece]:
+    return [Piece("card", card) for card in cards]
 
 
 def _who(seat: str, names: Mapping[str, str], reader: str | None) -> tuple[str, str]:
     """A seat as the subject and as the owner in a sentence to ``reader``: ("you", "your")."""
     if seat == reader:
-        return "you", "your"
+        return str(gettext("you")), str(gettext("your"))
     name = names.get(seat, seat)
-    return name, f"{name}'s"
+    return name, str(gettext("%(name)s's", name=name))
+
+
+def proof_reason(proof: engine.ClaimProofView) -> list[Piece]:
+    """Why a flag can or cannot be claimed now, said to the seat that would claim it, cards
+    drawn, in the language being written (from the proof's fields: ``reason`` is the engine's
+    English): "[B8][B9][B10] (Wedge 27) would beat Wedge 12"."""
+    mine, best = proof.formation, proof.opponent_best
+    if proof.status is engine.ClaimStatus.DISCARD_DUE:
+        return [
+            _t(
+                gettext(
+                    "a side here holds one card too many since the Mud left and must first "
+                    "discard one (R20)"
+                )
+            )
+        ]
+    if mine is None:
+        return [_t(gettext("your side is not complete yet"))]
+    value = formation_value(mine)
+    if best is None:
+        if proof.opponent_cannot_complete:
+            return [_t(gettext("too few unseen troops remain to complete the opponent's side"))]
+        return [_t(gettext("nothing the opponent can still form reaches %(value)s", value=value))]
+    fields = {"cards": _CARDS, "best": formation_value(best), "value": value}
+    margin = proof.margin
+    if margin is engine.ClaimMargin.BELOW:
+        sentence = gettext(
+            "the opponent's best, %(cards)s (%(best)s), is below %(value)s", **fields
+        )
+    elif margin is engine.ClaimMargin.TIE_PLAYS_LAST:
+        sentence = gettext(
+            "%(cards)s (%(best)s) would at best tie %(value)s, and the opponent would play the "
+            "last card",
+            **fields,
+        )
+    elif margin is engine.ClaimMargin.TIE_COMPLETED_LAST:
+        sentence = gettext(
+            "%(cards)s (%(best)s) ties %(value)s and the opponent completed last", **fields
+        )
+    elif best.strength > mine.strength:
+        sentence = gettext("%(cards)s (%(best)s) would beat %(value)s", **fields)
+    else:
+        sentence = gettext("%(cards)s (%(best)s) ties %(value)s and you completed last", **fields)
+    return cut_at_marks(sentence, {_CARDS: _card_pieces(best.cards)})
 
 
 def explained(proof: engine.ClaimProofView, flag: engine.FlagView) -> ClaimExplained | None:

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 import engine
 from service import tokens
+from service.game_words import lazy_ruleset_title, ruleset_title
 from service.games.records import cut_words
 from service.games.seats import seats_of
 from service.games.series import score_of_game, series_goal
@@ -27,7 +28,6 @@ from service.present.recipients import queue_to, queue_to_each
 from service.present.seat_names import names_of
 from service.present.summaries import in_words
 from service.present.template_values import template_values
-from service.ruleset_words import lazy_ruleset_title, ruleset_title
 
 CLAIMS_WORDS = {"standard": lazy_gettext("standard"), "advanced": lazy_gettext("advanced")}
 """A game's claims setting (``Game.claims``) in the reader's words."""

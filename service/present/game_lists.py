@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import LazyString
 from sqlmodel import Session, col, select
 
 import engine
+from service.game_words import lazy_ruleset_title
 from service.games.preferences import turn_preferences
 from service.games.seats import seats_of_games
 from service.json_columns import GameResult
@@ -22,7 +24,8 @@ class PlayerGame:
     """One game as its player sees it in a list. No seed, no hand."""
 
     game_number: int
-    ruleset_title: str
+    ruleset_title: LazyString | str
+    """Put into words when rendered, in the reader's language."""
     status: str
     seat: str
     """The player's seat letter."""
@@ -82,7 +85,7 @@ def _listed(
     active = game.status == GameStatus.ACTIVE
     return PlayerGame(
         game_number=game.id,
-        ruleset_title=engine.get_ruleset(game.ruleset).title,
+        ruleset_title=lazy_ruleset_title(game.ruleset),
         status=game.status,
         seat=seat.letter,
         opponents=tuple(

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flask_babel import gettext
+
 from service import tokens
 from service.links import external_url
 from service.models import Seat
@@ -143,7 +145,7 @@ def move_link_groups(
         ),
         others=tuple(
             LabelledLink(
-                "Pass (you cannot play a troop card)"
+                gettext("Pass (you cannot play a troop card)")
                 if c is choices.passing
                 else pieces_text(c.words),
                 urls[c.index],

@@ -13,10 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import gettext
 from markupsafe import Markup, escape
 
 import engine
 from service.games.move_log import LogEntry
+from service.i18n import page_language
 from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
 from service.templating import pieces_html, utc_time
@@ -102,7 +104,7 @@ def log_rows(
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        narrated = _narrated(entry.notation, ruleset, name, hide)
+        narrated = _narrated(entry.notation, ruleset, name, hide, page_language())
         words, words_html, notation, notation_html, placed = narrated
         rows.append(
             LogRow(
@@ -139,11 +141,12 @@ def by_turn(rows: Sequence[LogRow]) -> list[TurnRows]:
 
 @functools.lru_cache(maxsize=16384)
 def _narrated(
-    notation: str, ruleset: engine.Ruleset, name: str, hide: bool
+    notation: str, ruleset: engine.Ruleset, name: str, hide: bool, language: str
 ) -> tuple[tuple[Piece, ...], str, str, str, str | None]:
-    """One entry in words, the same words drawn in HTML, the notation shown (without its seat:
-    the words name the player), as text and escaped, and the card it put on the board: the
-    same for every view of every replay position of a game, so kept (the log never changes)."""
+    """One entry in words (of ``language``, the one being written), the same words drawn in
+    HTML, the notation shown (without its seat: the words name the player), as text and
+    escaped, and the card it put on the board: the same for every view of every replay position
+    of a game, so kept (the log never changes)."""
     move = engine.parse_move(notation, ruleset)
     words = tuple(narration(move, name, hide_returned=hide))
     shown = _SEAT_PREFIX.sub("", move.public_text() if hide else str(move))
@@ -179,10 +182,13 @@ def log_html(rows: Sequence[LogRow], here: str | None, current: int | None = Non
     link = None if here is None else str(escape(here))
     items: list[str] = []
     add = items.append
+    turn_word = gettext("Turn ")
     for row in rows:
         turn = row.turn if row.starts_turn else None
         number_html = (
-            f'<span class="visually-hidden">Turn </span>{turn}' if turn is not None else ""
+            f'<span class="visually-hidden">{escape(turn_word)}</span>{turn}'
+            if turn is not None
+            else ""
         )
         why_html = f'<span class="why">{pieces_html(row.why)}</span>' if row.why else ""
         when = utc_time(row.time)  # digits, dashes, colons, "UTC": nothing to escape

@@ -1,4 +1,5 @@
-"""The plain-text part of the emails, laid out for an 80-column mail program: lines of at most
+"""The plain-text part of the emails, in the language being written (made while rendering, so
+in the recipient's), laid out for an 80-column mail program: lines of at most
 ``WIDTH`` characters (a link alone on its line may be longer), the board as aligned columns of
 card codes, the moves as the short codes a reply may use.
 
@@ -10,7 +11,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 
+from flask_babel import gettext
+
 from engine.cards import COLOR_NAMES
+from service.card_words import COLOUR_WORDS
 from service.present.board import Board
 from service.present.choices import MoveChoices
 from service.present.tactics_choices import HeldTactics, TacticsOffer
@@ -23,7 +27,7 @@ WIDTH = 78
 
 def card_text(code: str) -> str:
     """A card in plain text: ``red 4 (R4)``, ``Alexander (ALEXANDER)``."""
-    return f"{card_face(code).label} ({code})"
+    return str(gettext("%(card)s (%(code)s)", card=card_face(code).label, code=code))
 
 
 def pieces_text(pieces: Sequence[Piece], *, codes: bool = False) -> str:
@@ -51,7 +55,9 @@ def wrap(text: str, indent: str = "", hanging: str | None = None) -> list[str]:
 
 def legend(colors: Iterable[str]) -> str:
     """What the letters of card codes mean: ``R red, O orange, ...``."""
-    return ", ".join(f"{color} {COLOR_NAMES.get(color, color)}" for color in colors)
+    return str(gettext(", ")).join(
+        f"{color} {COLOUR_WORDS.get(color, COLOR_NAMES.get(color, color))}" for color in colors
+    )
 
 
 def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> list[str]:
@@ -62,6 +68,7 @@ def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> 
     ``labels``: the name over each seat's side; ``reader``: the seat reading (None: the
     public)."""
     lines: list[str] = []
+    flag_word, yours = str(gettext("flag")), str(gettext("yours"))
     for row in board.rows:
         cells = [
             (
@@ -77,12 +84,13 @@ def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> 
         width = max(len(left_name), *(len(left) for left, *_ in cells))
         if lines:
             lines.append("")
-        lines.append(f"  {left_name:>{width}} | flag | {right_name}")
+        lines.append(f"  {left_name:>{width}} | {flag_word:^4} | {right_name}")
         for left, number, right, env, holder in cells:
             notes = [card_face(card).label for card in env]
             if holder is not None:
-                notes.append("yours" if holder == reader else f"held by {labels[holder]}")
-            after = f"   [{', '.join(notes)}]" if notes else ""
+                held_by = str(gettext("held by %(name)s", name=labels[holder]))
+                notes.append(yours if holder == reader else held_by)
+            after = f"   [{str(gettext(', ')).join(notes)}]" if notes else ""
             lines.append(f"  {left:>{width}} | {number:^4} | {right}{after}".rstrip())
     return lines
 
@@ -98,51 +106,70 @@ def move_code_lines(
     they act on; ``held``, the tactics cards a limit keeps in the hand, and why."""
     lines: list[str] = []
 
+    comma = str(gettext(", "))
+
     def group(title: str, codes: Iterable[str]) -> None:
-        lines.extend(wrap(f"{title}: {', '.join(codes)}", "  ", "      "))
+        text = gettext("%(title)s: %(codes)s", title=title, codes=comma.join(codes))
+        lines.extend(wrap(str(text), "  ", "      "))
 
     if choices.discards:
         group(
-            "Discard first (the Mud left)",
+            gettext("Discard first (the Mud left)"),
             [
-                f"{c.code} ({card_face(c.card or '').label}, flag {c.source})"
+                gettext(
+                    "%(code)s (%(card)s, flag %(flag)s)",
+                    code=c.code,
+                    card=card_face(c.card or "").label,
+                    flag=c.source,
+                )
                 for c in choices.discards
             ],
         )
     if choices.claims:
-        group("Claim a flag", [c.code for c in choices.claims])
+        group(gettext("Claim a flag"), [c.code for c in choices.claims])
     if choices.plays:
-        lines.append("  Play a card to a flag (CARD>FLAG):")
+        lines.append("  " + gettext("Play a card to a flag (CARD>FLAG):"))
         width = max(len(card_face(g.card).label) for g in choices.plays)
         for g in choices.plays:
             label = f"    {card_face(g.card).label:<{width}}  "
             lines.extend(wrap(" ".join(c.code for c in g.choices), label, " " * len(label)))
         if choices.then:
-            group("Then draw, in the same reply", [c.code for c in choices.then])
+            group(gettext("Then draw, in the same reply"), [c.code for c in choices.then])
     if choices.passing:
-        group("Pass (you cannot play a troop card)", [choices.passing.code])
+        group(gettext("Pass (you cannot play a troop card)"), [choices.passing.code])
     if choices.scout_draws:
-        group("Draw (scouting)", [c.code for c in choices.scout_draws])
+        group(gettext("Draw (scouting)"), [c.code for c in choices.scout_draws])
     if choices.draws:
-        group("Draw a card", [c.code for c in choices.draws])
+        group(gettext("Draw a card"), [c.code for c in choices.draws])
     if choices.end:
-        group("End your turn", [choices.end.code])
+        group(gettext("End your turn"), [choices.end.code])
     if offers:
-        lines.append("  Play a tactics card:")
+        lines.append("  " + gettext("Play a tactics card:"))
     for offer in offers:
-        name = card_text(offer.card)
-        lines.extend(wrap(f"{name}: {offer.what}. Code: {offer.code_form}.", "    ", "      "))
+        text = gettext(
+            "%(card)s: %(what)s. Code: %(code_form)s.",
+            card=card_text(offer.card),
+            what=offer.what,
+            code_form=offer.code_form,
+        )
+        lines.extend(wrap(str(text), "    ", "      "))
         if offer.card == "SCOUT":
             continue
         for target in offer.targets:
             if target.card is not None:
-                where = f"{card_face(target.card).label} at flag {target.flag}: "
+                where = gettext(
+                    "%(card)s at flag %(flag)s: %(codes)s",
+                    card=card_face(target.card).label,
+                    flag=target.flag,
+                    codes=target.codes,
+                )
             else:
-                where = f"at flag {target.flag}: "
-            lines.extend(wrap(where + target.codes, "      ", "        "))
+                where = gettext("at flag %(flag)s: %(codes)s", flag=target.flag, codes=target.codes)
+            lines.extend(wrap(str(where), "      ", "        "))
     if held:
-        lines.append("  Not playable now:")
+        lines.append("  " + gettext("Not playable now:"))
     for hold in held:
-        names = ", ".join(card_text(card) for card in hold.cards)
-        lines.extend(wrap(f"{names}: {hold.why}.", "    ", "      "))
+        names = comma.join(card_text(card) for card in hold.cards)
+        text = gettext("%(cards)s: %(why)s.", cards=names, why=hold.why)
+        lines.extend(wrap(str(text), "    ", "      "))
     return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from flask_babel import gettext
 from sqlmodel import Session
 
 import engine
@@ -27,9 +28,11 @@ def seat_names(session: Session, game: Game) -> SeatNames:
 
 
 def seat_labels(seats: Iterable[str], names: Mapping[str, str], reader: str | None) -> SeatNames:
-    """The name over each side of a board: the players' names, and "You" for the reader."""
+    """The name over each side of a board: the players' names, and "You" for the reader (in
+    the language being written)."""
+    you = str(gettext("You"))
     return engine.FrozenMap(
-        (seat, "You" if seat == reader else names.get(seat, seat)) for seat in seats
+        (seat, you if seat == reader else names.get(seat, seat)) for seat in seats
     )
 
 

@@ -1,5 +1,6 @@
-"""What pages may know about a game, as plain data. A template never gets a ``Game`` row (it holds
-the secret seed) nor the engine's full state: only these summaries and the engine's views."""
+"""What pages may know about a game, as plain data in the page's language. A template never
+gets a ``Game`` row (it holds the secret seed) nor the engine's full state: only these summaries
+and the engine's views."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import url_for
+from flask_babel import gettext, ngettext
 from sqlmodel import Session
 
 import engine
 from service import clock
+from service.game_words import in_words as in_words  # re-exported: emails name lists with it
+from service.game_words import ruleset_title
 from service.games.records import cut_words
 from service.games.seats import seats_of
 from service.json_columns import GameResult
@@ -70,7 +74,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
     return GameSummary(
         public_id=game.public_id,
         ruleset=ruleset.name,
-        ruleset_title=ruleset.title,
+        ruleset_title=ruleset_title(ruleset.name),
         claims=game.claims,
         rules_version=game.rules_version,
         status=game.status,
@@ -84,7 +88,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         computers=tuple(letter for letter, (_, player) in seats.items() if player.computer),
         visibility=game.visibility,
         players=names,
-        title=" vs ".join(names.values()),
+        title=str(gettext(" vs ")).join(names.values()),
         creator=names.get(engine.FIRST_SEAT, "?"),
         invited=in_words([name for seat, name in names.items() if seat != engine.FIRST_SEAT]),
         accepted=engine.FrozenMap((letter, seat.accepted) for letter, (seat, _) in seats.items()),
@@ -124,27 +128,20 @@ def computer_wait(game: Game, now: datetime) -> str:
     seconds", "any moment now" (its delay is over; the schedule is about to play it). From the
     game row alone, so that a page's ETag can hold it."""
     if game.turn_started_at is None:
-        return "any moment now"
+        return str(gettext("any moment now"))
     left = game.turn_started_at + timedelta(seconds=game.computer_delay_s) - now
     seconds = left.total_seconds()
     if seconds <= 0:
-        return "any moment now"
+        return str(gettext("any moment now"))
     if seconds < 10:
-        return "in a few seconds"
+        return str(gettext("in a few seconds"))
     if seconds < 45:
-        return "in less than a minute"
+        return str(gettext("in less than a minute"))
     if seconds < 90 * 60:
         minutes = max(1, round(seconds / 60))
-        return f"in about {minutes} minute{'s' if minutes != 1 else ''}"
+        return str(ngettext("in about %(num)d minute", "in about %(num)d minutes", minutes))
     hours = round(seconds / 3600)
-    return f"in about {hours} hours"
-
-
-def in_words(names: list[str]) -> str:
-    """Names as a list in words: "Bob", "Bob and Carol", "Bob, Carol and Dan"."""
-    if len(names) < 2:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return str(ngettext("in about %(num)d hour", "in about %(num)d hours", hours))
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +170,7 @@ def series_note(session: Session, game: Game, seat: str | None = None) -> Series
         page_url=url_for("history.series_page", public_id=facts.public_id),
         playing=score.series.status == SeriesStatus.PLAYING,
         latest_url=_latest_game_url(session, score.games[-1], game, seat),
-        score=", ".join(f"{name} {points}" for name, points in facts.totals),
+        score=str(gettext(", ")).join(f"{name} {points}" for name, points in facts.totals),
     )
 
 

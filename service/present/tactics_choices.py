@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flask_babel import gettext, ngettext
+
 import engine
 from service.present.choices import Choice, MoveChoices
 from service.present.summaries import in_words
@@ -61,12 +63,18 @@ def tactics_offers(
         offers.append(
             TacticsOffer(
                 "SCOUT",
-                "draw up to three cards, each from the deck you choose after seeing the one "
-                f"before, then put back as many as bring your hand back to {view.hand_size} "
-                "cards (the last one named ends on top of its deck); no draw follows",
-                f"SCOUT, then the draws and the cards to put back, all in one reply if you "
-                f'like: "{example}"',
-                (Target(None, None, (("play it", choices.scout),)),),
+                gettext(
+                    "draw up to three cards, each from the deck you choose after seeing the one "
+                    "before, then put back as many as bring your hand back to %(size)s cards "
+                    "(the last one named ends on top of its deck); no draw follows",
+                    size=view.hand_size,
+                ),
+                gettext(
+                    "SCOUT, then the draws and the cards to put back, all in one reply if you "
+                    'like: "%(example)s"',
+                    example=example,
+                ),
+                (Target(None, None, ((gettext("play it"), choices.scout),)),),
             )
         )
     if choices.redeploys:
@@ -74,13 +82,16 @@ def tactics_offers(
         offers.append(
             TacticsOffer(
                 "REDEPLOY",
-                "move one of your cards to another flag, or discard it",
-                f"REDEPLOY CARD@FROM>TO, or >discard, such as {example}",
+                gettext("move one of your cards to another flag, or discard it"),
+                gettext("REDEPLOY CARD@FROM>TO, or >discard, such as %(example)s", example=example),
                 tuple(
                     Target(
                         g.card,
                         g.source,
-                        tuple(("discard" if c.flag is None else str(c.flag), c) for c in g.choices),
+                        tuple(
+                            (gettext("discard") if c.flag is None else str(c.flag), c)
+                            for c in g.choices
+                        ),
                     )
                     for g in choices.redeploys
                 ),
@@ -93,8 +104,10 @@ def tactics_offers(
         offers.append(
             TacticsOffer(
                 "DESERTER",
-                f"discard one of {opponents}'s cards",
-                f"DESERTER CARD@FLAG, such as {choices.deserters[0].code}",
+                gettext("discard one of %(opponents)s's cards", opponents=opponents),
+                gettext(
+                    "DESERTER CARD@FLAG, such as %(example)s", example=choices.deserters[0].code
+                ),
                 tuple(
                     Target(None, flag, tuple((card_face(c.card or "").label, c) for c in found))
                     for flag, found in by_flag.items()
@@ -106,8 +119,10 @@ def tactics_offers(
         offers.append(
             TacticsOffer(
                 "TRAITOR",
-                f"take one of {opponents}'s troops to your side of a flag",
-                f"TRAITOR CARD@FROM>TO, such as {example}",
+                gettext(
+                    "take one of %(opponents)s's troops to your side of a flag", opponents=opponents
+                ),
+                gettext("TRAITOR CARD@FROM>TO, such as %(example)s", example=example),
                 tuple(
                     Target(g.card, g.source, tuple((str(c.flag), c) for c in g.choices))
                     for g in choices.traitors
@@ -135,23 +150,37 @@ def held_tactics(view: engine.PlayerView, names: Mapping[str, str]) -> list[Held
     held = []
     for (reason, waiting_for), cards in groups.items():
         if reason is engine.TacticsBlock.LEADER_LIMIT:
-            why = (
-                "you have played a Leader already, and a player plays one Leader a game: this "
-                "one stays in your hand to the end"
+            why = str(
+                gettext(
+                    "you have played a Leader already, and a player plays one Leader a game: "
+                    "this one stays in your hand to the end"
+                )
             )
         else:
             who = in_words([names.get(seat, seat) for seat in waiting_for])
             mine = view.tactics_played[view.seat]
             theirs = min(view.tactics_played[seat] for seat in waiting_for)
             # No ruling codes in these words: "R8" and "R9" are also cards (red 8, red 9).
-            why = (
-                f"you have played {_cards(mine)}, {who} {_cards(theirs)}, and no player may "
-                f"play more tactics cards than an opponent: playable once {who} "
-                f"{'has' if len(waiting_for) == 1 else 'have each'} played one"
-            )
+            if len(waiting_for) == 1:
+                sentence = gettext(
+                    "you have played %(mine)s, %(who)s %(theirs)s, and no player may play more "
+                    "tactics cards than an opponent: playable once %(who)s has played one",
+                    mine=_cards(mine),
+                    who=who,
+                    theirs=_cards(theirs),
+                )
+            else:
+                sentence = gettext(
+                    "you have played %(mine)s, %(who)s %(theirs)s, and no player may play more "
+                    "tactics cards than an opponent: playable once %(who)s have each played one",
+                    mine=_cards(mine),
+                    who=who,
+                    theirs=_cards(theirs),
+                )
+            why = str(sentence)
         held.append(HeldTactics(tuple(cards), reason, why))
     return held
 
 
 def _cards(count: int) -> str:
-    return f"{count} tactics card{'s' if count != 1 else ''}"
+    return str(ngettext("%(num)d tactics card", "%(num)d tactics cards", count))

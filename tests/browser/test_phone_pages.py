@@ -106,6 +106,19 @@ def test_the_private_page_on_a_phone(
         ), deadline.inner_text()
     finally:
         context.close()
+    # A Japanese reader: the page and its script both say it in Japanese.
+    context = tokyo.new_context(viewport=PHONE, locale="ja-JP", timezone_id="Asia/Tokyo")
+    try:
+        in_japanese = context.new_page()
+        in_japanese.goto(page_url)
+        assert in_japanese.locator("html").get_attribute("lang") == "ja"
+        deadline = in_japanese.locator("time[data-deadline]").first
+        assert re.fullmatch(
+            r"\d+月\d+日\(.\) \d\d:\d\d\(Asia/Tokyo時間\)\(残り(\d+日)?(\d+時間)?\)",
+            deadline.inner_text(),
+        ), deadline.inner_text()
+    finally:
+        context.close()
 
     # The your-turn email's move links, as a phone's mail program shows them.
     (email,) = [
