@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
 from service.inbound import confirm, headers, loops
 from service.inbound.authentication import Verdict
@@ -58,19 +59,20 @@ def play_reply(
     session: Session,
     message: email.message.Message,
     row: InboundMessage,
-    game: Game,
+    loaded: LoadedGame,
     seat: Seat,
     player: Player,
     now: datetime,
     verdict: Verdict,
 ) -> Received:
     """A reply from the seat's own address: play it, or say why not."""
+    game = loaded.game
     assert game.id is not None
     letter = seat.letter
     in_reply_to = headers.own_message_id(message)
     ruleset = engine.get_ruleset(game.ruleset)
     text = words_to_read(message, ruleset, our_subjects(session, game))
-    state = load_state(session, game) if game.deal is not None else None
+    state = load_state(session, loaded) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
         detail = reading.problem if reading is not None and reading.problem else reason
@@ -78,7 +80,7 @@ def play_reply(
         if loops.refusals_paused(session, player.id):  # an auto-responder's loop: no answer
             return Received(outcome, f"{detail} ({loops.NOT_ANSWERED})", game.id, letter)
         answer = queue_refusal(
-            session, game, state, letter, reason=reason, in_reply_to=in_reply_to,
+            session, loaded, state, letter, reason=reason, in_reply_to=in_reply_to,
             written=text, reading=reading,
         )  # fmt: skip
         return Received(outcome, detail, game.id, letter, answer.id if answer else None)
@@ -116,7 +118,7 @@ def play_reply(
     moves = reading.moves
     if not verdict.authenticated:
         asked = confirm.hold(
-            session, game, seat, player, row, moves, reason=verdict.reason,
+            session, loaded, seat, player, row, moves, reason=verdict.reason,
             in_reply_to=in_reply_to,
         )  # fmt: skip
         detail = f"held for confirmation ({verdict.reason})"
@@ -127,10 +129,10 @@ def play_reply(
     before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
-        state, _ = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)
+        state, _ = apply_to_locked(session, loaded, state, letter, state.ply, chunk, now=now)
     answer = queue_receipt(
         session,
-        game,
+        loaded,
         state,
         letter,
         moves,

@@ -14,8 +14,9 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from service import clock, tokens
+from service.games.loaded import LoadedGame
 from service.links import external_url, private_page_url
-from service.models import Game, Player, Seat
+from service.models import Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since, queue_email
 from service.present.emails import GameFacts, facts_of
@@ -51,7 +52,7 @@ def read_token(token: str) -> tokens.SeatToken:
     return tokens.SeatToken(p["g"], p["s"], p["n"])
 
 
-def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
+def ask_owner(session: Session, loaded: LoadedGame, seat: Seat, player: Player) -> bool:
     """Email the seat's own address the link that offers the rematch; False when it was asked
     EMAILS_PER_DAY times in the last 24 hours already (nothing sent)."""
     assert player.id is not None
@@ -61,11 +62,11 @@ def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
     ):
         return False
     email = RematchConfirmEmail(
-        facts=facts_of(game),
+        facts=facts_of(loaded.game),
         confirm_url=external_url("lobby.confirmed_rematch_page", token=make_token(seat)),
         private_url=private_page_url(seat),
     )
     row = queue_email(
-        session, MailKind.REMATCH_CONFIRM, player, game=game, context=template_values(email)
+        session, MailKind.REMATCH_CONFIRM, player, game=loaded, context=template_values(email)
     )
     return row is not None

@@ -9,10 +9,9 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame, load_game
 from service.links import private_page_url
-from service.models import Game, GameStatus, Player
+from service.models import GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.notice_days import first_today
@@ -36,10 +35,13 @@ class ReminderEmail:
     private_url: str
 
 
-def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> OutboxMessage | None:
+def queue_reminder(
+    session: Session, loaded: LoadedGame, seat: str, now: datetime
+) -> OutboxMessage | None:
     """Remind the player to move of the deadline."""
+    game = loaded.game
     assert game.id is not None and game.deadline is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     seat_row, player = seats[seat]
     names = names_of(seats)
     email = ReminderEmail(
@@ -51,7 +53,7 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
         private_url=private_page_url(seat_row),
     )
     return queue_email(
-        session, MailKind.REMINDER, player, game=game, context=template_values(email)
+        session, MailKind.REMINDER, player, game=loaded, context=template_values(email)
     )
 
 
@@ -67,10 +69,11 @@ class RunningLateEmail:
     private_url: str
 
 
-def queue_running_late(session: Session, game: Game, late_seat: str) -> list[OutboxMessage]:
+def queue_running_late(session: Session, loaded: LoadedGame, late_seat: str) -> list[OutboxMessage]:
     """Tell the others that ``late_seat``, the player to move, runs late."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     late_row, late_player = seats[late_seat]
     queued = []
     for letter, (seat_row, player) in seats.items():
@@ -84,7 +87,7 @@ def queue_running_late(session: Session, game: Game, late_seat: str) -> list[Out
             private_url=private_page_url(seat_row),
         )
         row = queue_email(
-            session, MailKind.RUNNING_LATE, player, game=game, context=template_values(email)
+            session, MailKind.RUNNING_LATE, player, game=loaded, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
@@ -108,12 +111,13 @@ class TimeoutNotice:
 
 
 def queue_timeout_notices(
-    session: Session, game: Game, late_seat: str, *, days_used: int, lost: bool
+    session: Session, loaded: LoadedGame, late_seat: str, *, days_used: int, lost: bool
 ) -> list[OutboxMessage]:
     """Tell both players that ``late_seat`` passed a deadline: ``days_used`` vacation days were
     used (and the new deadline), or, with none left, that the player lost on time."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
     late_row = seats[late_seat][0]
     queued = []
@@ -136,7 +140,7 @@ def queue_timeout_notices(
             session,
             MailKind.TIMEOUT_NOTICE,
             player,
-            game=game,
+            game=loaded,
             subject=what,
             context=template_values(email),
         )
@@ -172,9 +176,10 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
     for listed in player_games(session, player):
         if listed.status != GameStatus.ACTIVE:
             continue
-        game = get_game(session, listed.game_number)
+        loaded = load_game(session, listed.game_number)
+        game = loaded.game
         assert game.id is not None
-        for letter, (seat_row, other) in seats_of(session, game.id).items():
+        for letter, (seat_row, other) in loaded.seats.items():
             assert other.id is not None
             if other.id == player_id:
                 continue
@@ -194,7 +199,7 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
                 session,
                 MailKind.SEAT_UNREACHABLE,
                 other,
-                game=game,
+                game=loaded,
                 context=template_values(email),
             )
             if row is not None:

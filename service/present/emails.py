@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 import engine
 from service import tokens
+from service.games.loaded import LoadedGame
 from service.games.records import cut_words
-from service.games.seats import seats_of
 from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
@@ -69,13 +69,14 @@ class ConfirmationEmail:
     sign_in_url: str
 
 
-def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
-    """Ask the address given as the creator's (seat A) of ``game`` to send its invitations: the
+def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | None:
+    """Ask the address given as the creator's (seat A) of the game to send its invitations: the
     link is seat A's private page, where a button sends them. Also the owner's sign-in link
     ("my games"), so that the next game needs no confirmation. The subject carries no text
     that the form's sender typed."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     seat_a, creator = seats[engine.FIRST_SEAT]
     invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
@@ -111,14 +112,15 @@ class InvitationEmail:
 
 
 def queue_invitations(
-    session: Session, game: Game, *, rematch_of: int | None = None
+    session: Session, loaded: LoadedGame, *, rematch_of: int | None = None
 ) -> list[OutboxMessage]:
     """Invite every seat but the creator's, each with its own accept and decline links (to the
     pages that show a button), its private page, and a link to refuse every future invitation.
     With three players each is told who else is invited; a rematch names the game it plays
     again (``rematch_of``)."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
     invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
@@ -137,7 +139,7 @@ def queue_invitations(
             rematch_of=rematch_of,
         )
         row = queue_email(
-            session, MailKind.INVITATION, player, game=game, context=template_values(email)
+            session, MailKind.INVITATION, player, game=loaded, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
@@ -164,11 +166,12 @@ class GameStartedEmail:
     private_url: str
 
 
-def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
+def queue_game_started(session: Session, loaded: LoadedGame) -> list[OutboxMessage]:
     """Tell every player the game is dealt: the cut (R2), who begins, the seed commitment (R3).
     A later game of a series (dealt when the one before ended) says which game of it it is."""
+    game = loaded.game
     assert game.id is not None and game.deal is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     score = score_of_game(session, game)
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
     names = names_of(seats)
@@ -193,7 +196,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
             private_url=private_page_url(seat),
         )
         row = queue_email(
-            session, MailKind.GAME_STARTED, player, game=game, context=template_values(email)
+            session, MailKind.GAME_STARTED, player, game=loaded, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
@@ -213,11 +216,14 @@ class GameCancelledEmail:
     new_game_url: str
 
 
-def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> list[OutboxMessage]:
+def queue_game_cancelled(
+    session: Session, loaded: LoadedGame, *, declined_by: str
+) -> list[OutboxMessage]:
     """Tell every seat but ``declined_by`` that it declined: the game is cancelled for all and
     nothing was dealt (the seed stays secret: no card of it was ever shown)."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():
@@ -234,7 +240,7 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
             new_game_url=external_url("lobby.new_game"),
         )
         row = queue_email(
-            session, MailKind.GAME_CANCELLED, player, game=game, context=template_values(email)
+            session, MailKind.GAME_CANCELLED, player, game=loaded, context=template_values(email)
         )
         if row is not None:
             queued.append(row)
@@ -254,12 +260,13 @@ class SeriesLeftEmail:
 
 
 def queue_series_left(
-    session: Session, game: Game, series_url: str, *, left_by: str
+    session: Session, loaded: LoadedGame, series_url: str, *, left_by: str
 ) -> list[OutboxMessage]:
-    """Tell every seat but ``left_by`` that it left the series of ``game``: the game being
+    """Tell every seat but ``left_by`` that it left the series of the game: the game being
     played goes on and is the series' last."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
     queued: list[OutboxMessage] = []
     for letter, (seat, player) in seats.items():
@@ -273,7 +280,7 @@ def queue_series_left(
             private_url=private_page_url(seat),
         )
         row = queue_email(
-            session, MailKind.SERIES_LEFT, player, game=game, context=template_values(email)
+            session, MailKind.SERIES_LEFT, player, game=loaded, context=template_values(email)
         )
         if row is not None:
             queued.append(row)

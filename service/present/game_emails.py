@@ -17,10 +17,9 @@ from datetime import datetime
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.move_log import LogEntry, moves_from
-from service.games.seats import seats_of
 from service.links import private_page_url
-from service.models import Game
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
@@ -54,7 +53,7 @@ OTHERS_TURNS_ENTRIES = 60
 
 def others_turns(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     seat: str,
     names: Mapping[str, str],
@@ -65,10 +64,9 @@ def others_turns(
     reads why). The claims made for ``seat`` at this start are left out (said apart).
     ``entries``: the last ``OTHERS_TURNS_ENTRIES`` of the log up to ``state``, when the caller
     has read them."""
-    assert game.id is not None
     if entries is None:
         entries = moves_from(
-            session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
+            session, loaded.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
         )
     rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
     groups = by_turn(rows)
@@ -79,7 +77,7 @@ def others_turns(
         start -= 1
     turns = groups[start:]
     wanted = {row.number - 1 for group in turns for row in group.rows}
-    claims = claims_in_log(session, game, [e for e in entries if e.ply in wanted])
+    claims = claims_in_log(session, loaded, [e for e in entries if e.ply in wanted])
     return [
         dataclasses.replace(
             group, rows=tuple(_in_lines(row, claims, names, seat) for row in group.rows)
@@ -146,17 +144,18 @@ class YourTurnEmail:
 
 def queue_your_turn(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     *,
     claims_made: Sequence[MadeClaim] = (),
     automatic_claims: bool = True,
 ) -> OutboxMessage | None:
     """Tell the player to move that it is their turn."""
-    assert game.id is not None and state.result is None
+    assert state.result is None
+    game = loaded.game
     seat = state.to_move
-    seat_row, player = seats_of(session, game.id)[seat]
-    names = seat_names(session, game)
+    seat_row, player = loaded.seats[seat]
+    names = seat_names(loaded)
     seen = engine.player_view(state, seat)
     opponents = in_words([names[s] for s in seen.opponents])
     advanced = not seen.claims_after_play
@@ -181,7 +180,7 @@ def queue_your_turn(
         else f"Since your last turn ({opponents})",
         opponents=tuple(Opponent(names[s], seen.flags_held[s]) for s in seen.opponents),
         turn=state.turn,
-        others_turns=tuple(others_turns(session, game, state, seat, names)),
+        others_turns=tuple(others_turns(session, loaded, state, seat, names)),
         claims_made=tuple(
             claim_lines(c.flag, c.reason, c.explained, names, seat, ruleset) for c in claims_made
         ),
@@ -206,5 +205,5 @@ def queue_your_turn(
         private_url=private_page_url(seat_row),
     )
     return queue_email(
-        session, MailKind.YOUR_TURN, player, game=game, context=template_values(email)
+        session, MailKind.YOUR_TURN, player, game=loaded, context=template_values(email)
     )
