@@ -72,7 +72,7 @@ from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.db import get_engine, session_scope, upgrade_schema
-from service.games.rows import get_game
+from service.games.loaded import load_game
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
@@ -178,7 +178,7 @@ def play_template(index: int, rng: Random) -> Template:
             accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
         while True:
             with session_scope() as session:
-                state = load_state(session, get_game(session, game_id))
+                state = load_state(session, load_game(session, game_id))
                 if state.result is not None:
                     break
                 if state.ply >= target and state.phase is engine.Phase.START:

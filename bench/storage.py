@@ -25,7 +25,7 @@ from bench.bench_stack import PG_ADMIN
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.db import get_engine, session_scope, upgrade_schema
-from service.games.rows import get_game
+from service.games.loaded import load_game
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
@@ -51,7 +51,7 @@ def play_to_the_end(index: int, rng: Random) -> int:
         accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
     while True:
         with session_scope() as session:
-            state = load_state(session, get_game(session, game_id))
+            state = load_state(session, load_game(session, game_id))
             if state.result is not None:
                 return state.ply
             move = rng.choice(engine.legal_moves(state))

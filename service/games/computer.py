@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 import engine
 from engine.bots import BotLevel, choose_move
+from service.games.loaded import LoadedGame
 from service.games.state import apply_to_locked
 from service.models import Game, Player
 
@@ -79,17 +80,22 @@ def computer_rng(game: Game, ply: int) -> random.Random:
 
 
 def play_computer_turn(
-    session: Session, game: Game, state: engine.GameState, seat: str, level: str, now: datetime
+    session: Session,
+    loaded: LoadedGame,
+    state: engine.GameState,
+    seat: str,
+    level: str,
+    now: datetime,
 ) -> engine.GameState:
     """Play ``seat``'s whole turn, one move at a time, each chosen from the seat's view and
     applied like a person's (the move listeners hear it: the next turn starts, or the game
     ends). Call with the game locked. Returns the position after the turn."""
-    rng = computer_rng(game, state.ply)
+    rng = computer_rng(loaded.game, state.ply)
     for _ in range(MOVES_PER_TURN_MAX):
         if state.result is not None or state.to_move != seat:
             break
         move = choose_move(engine.player_view(state, seat), level, rng)
-        state, events = apply_to_locked(session, game, state, seat, state.ply, [move], now=now)
+        state, events = apply_to_locked(session, loaded, state, seat, state.ply, [move], now=now)
         if any(isinstance(event, engine.TurnStarted) for event in events):
             break
     return state

@@ -2,16 +2,15 @@
 the game row, its seats and their players, their address statuses and its latest snapshot.
 
 ``load_game``, ``lock_loaded_game`` and ``load_game_by_public_id`` run that query and return the
-value; the session keeps the last one of each game (``loaded_in``, never a query) until it
-commits, rolls back or adds a seat, so the readers below a request (seat lookups, positions)
-start from it instead of asking again. Nothing else is kept: whatever is not in a
-``LoadedGame`` is read when asked.
+value; a request passes it down to the readers below it (seat lookups, positions, emails), which
+start from it instead of asking again. Nothing is kept anywhere else: whatever is not in a
+``LoadedGame`` is read when asked, by a function that says it reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -33,7 +32,8 @@ class StoredPosition(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class KnownSnapshots:
-    """The snapshots read with a game: ``snapshot_at_or_before`` answers from them, no query."""
+    """The snapshots read with a game: ``snapshot_at_or_before`` answers from them, no query.
+    They stay true after later moves: the log only grows, so a position at a ply never changes."""
 
     latest: StoredPosition | None = None
     """The snapshot at the game's ply, when there is one."""
@@ -153,8 +153,8 @@ def load_game_by_public_id(
 
 def _load(session: Session, statement: Any, game_ref: object, near: int = -1) -> LoadedGame:
     """The ``LoadedGame`` that ``statement`` (``_with_seats``) selects by ``game_ref`` (a game
-    is made with its seats: no seat, no game), kept as the session's (``loaded_in``); ``near``:
-    the ply of a ``nearest`` statement. Raises GameNotFoundError."""
+    is made with its seats: no seat, no game); ``near``: the ply of a ``nearest`` statement.
+    Raises GameNotFoundError."""
     rows = session.execute(statement, {"ref": game_ref, "near": near}).all()
     if not rows:
         raise GameNotFoundError(game_ref)
@@ -164,7 +164,7 @@ def _load(session: Session, statement: Any, game_ref: object, near: int = -1) ->
     latest = (
         None if first.latest_state is None else StoredPosition(first.Game.ply, first.latest_state)
     )
-    loaded = LoadedGame(
+    return LoadedGame(
         game=first.Game,
         seats={row.Seat.letter: SeatHolder(row.Seat, row.Player) for row in rows},
         statuses=(
@@ -178,47 +178,3 @@ def _load(session: Session, statement: Any, game_ref: object, near: int = -1) ->
             nearest_for=near,
         ),
     )
-    return keep_loaded(session, loaded)
-
-
-_LOADED_KEY = "battleline.loaded_games"
-"""Where a session keeps the last ``LoadedGame`` of each game it loaded, by game id."""
-
-
-def keep_loaded(session: Session, loaded: LoadedGame) -> LoadedGame:
-    """Keep ``loaded`` as this session's ``LoadedGame`` of its game (``loaded_in``)."""
-    session.info.setdefault(_LOADED_KEY, {})[loaded.id] = loaded
-    return loaded
-
-
-def loaded_in(session: Session, game_id: int) -> LoadedGame | None:
-    """The ``LoadedGame`` this session loaded last for this game, if any: never a query."""
-    found: LoadedGame | None = session.info.get(_LOADED_KEY, {}).get(game_id)
-    return found
-
-
-def forget_snapshots(session: Session, game_id: int) -> None:
-    """A snapshot of the game was written: the ones its ``LoadedGame`` holds may be stale."""
-    kept = loaded_in(session, game_id)
-    if kept is not None:
-        session.info[_LOADED_KEY][game_id] = replace(kept, snapshots=NO_SNAPSHOTS)
-
-
-@sa.event.listens_for(Session, "after_flush")
-def _forget_games_with_new_seats(session: Session, _context: object) -> None:
-    kept: dict[int, LoadedGame] | None = session.info.get(_LOADED_KEY)
-    if not kept:
-        return
-    for row in session.new:
-        if isinstance(row, Seat):
-            kept.pop(row.game_id, None)
-        elif isinstance(row, AddressStatus):
-            # A status row made now is not among those read: read them again when next asked.
-            for game_id, loaded in list(kept.items()):
-                kept[game_id] = replace(loaded, statuses=None)
-
-
-@sa.event.listens_for(Session, "after_commit")
-@sa.event.listens_for(Session, "after_rollback")
-def _forget_games(session: Session) -> None:
-    session.info.pop(_LOADED_KEY, None)

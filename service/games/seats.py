@@ -1,8 +1,8 @@
 """Seats: a game's seats and their players, the seat a private link names (the only way from a
 token to a seat row), the address statuses of the seats' players, and revoking a seat's links.
 
-A game's seats come with its ``LoadedGame`` (``service.games.loaded``): ``seats_of`` answers
-from the one this session loaded, else reads them in one query and keeps them as that.
+A game's seats come with its ``LoadedGame`` (``service.games.loaded``): the functions here take
+it and read nothing more, except those that say they read (``read_seats``, ``read_statuses``).
 """
 
 from __future__ import annotations
@@ -10,26 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from service import tokens
-from service.games.loaded import (
-    NO_SNAPSHOTS,
-    LoadedGame,
-    SeatHolder,
-    keep_loaded,
-    load_game,
-    loaded_in,
-    lock_loaded_game,
-)
-from service.models import AddressStatus, Game, Player, Seat
+from service.games.loaded import LoadedGame, SeatHolder, load_game, lock_loaded_game
+from service.models import AddressStatus, Player, Seat
 
 
 def seat_for_token(
     session: Session, token: tokens.SeatToken, *, lock: bool = False
-) -> tuple[Game, Seat]:
-    """The game and seat a private-page token names, checking it was not revoked.
+) -> tuple[LoadedGame, Seat]:
+    """The game (loaded: ``load_game``) and seat a private-page token names, checking it was not
+    revoked.
 
     ``lock=True`` locks the game row first (for a change). Raises GameNotFoundError, and the
     errors of ``checked_seat``.
@@ -37,70 +29,62 @@ def seat_for_token(
     # Locked: the seats read after the lock (lock_loaded_game), or two acceptances at once
     # would each miss the other's.
     loaded = (lock_loaded_game if lock else load_game)(session, token.game_id)
-    return loaded.game, checked_seat(session, token.game_id, token.seat, token.generation)
+    return loaded, checked_seat(loaded, token.seat, token.generation)
 
 
-def checked_seat(session: Session, game_id: int, letter: str, generation: int) -> Seat:
-    """The seat ``letter`` of a game, if a link of this ``generation`` still opens it. Raises
-    TamperedTokenError when the game has no such seat (a well-signed token never names one:
-    a two-player game has no seat C), RevokedTokenError when the link was revoked."""
-    found = seats_of(session, game_id).get(letter)
+def checked_seat(loaded: LoadedGame, letter: str, generation: int) -> Seat:
+    """The seat ``letter`` of a loaded game, if a link of this ``generation`` still opens it.
+    Raises TamperedTokenError when the game has no such seat (a well-signed token never names
+    one: a two-player game has no seat C), RevokedTokenError when the link was revoked."""
+    found = loaded.seats.get(letter)
     if found is None:
         raise tokens.TamperedTokenError()
-    seat = found[0]
+    seat = found.seat
     tokens.check_generation(generation, seat.token_generation)
     return seat
 
 
-_SEATS_WITH_GAME = (
-    select(Game, Seat, Player)
-    .join(Seat, col(Seat.game_id) == col(Game.id))
+_SEATS_OF_GAME = (
+    select(Seat, Player)
     .join(Player, col(Player.id) == col(Seat.player_id))
-    .where(Game.id == sa.bindparam("game_id"))
+    .where(Seat.game_id == sa.bindparam("game_id"))
     .order_by(col(Seat.letter))
 )
 
 
-def seats_of(session: Session, game_id: int) -> dict[str, tuple[Seat, Player]]:
-    """The seats of a game with their players, by seat letter, in seat order: those of the
-    game's ``LoadedGame`` in this session (no query), else one query, kept as its
-    ``LoadedGame`` (without statuses or snapshots). Seats are made with their game and never
-    deleted, and the rows are the session's own objects, so a change to a seat shows through."""
-    loaded = loaded_in(session, game_id)
-    if loaded is None:
-        rows = session.execute(_SEATS_WITH_GAME, {"game_id": game_id}).all()
-        if not rows:
-            return {}
-        seats = {row.Seat.letter: SeatHolder(row.Seat, row.Player) for row in rows}
-        loaded = keep_loaded(session, LoadedGame(rows[0].Game, seats, None, NO_SNAPSHOTS))
-    return dict(loaded.seats)
+def read_seats(session: Session, game_id: int) -> dict[str, SeatHolder]:
+    """The seats of a game with their players, by seat letter, in seat order: one query, for a
+    caller that holds no ``LoadedGame`` of it (``LoadedGame.seats`` has them)."""
+    rows = session.execute(_SEATS_OF_GAME, {"game_id": game_id}).all()
+    return {row.Seat.letter: SeatHolder(row.Seat, row.Player) for row in rows}
 
 
-def address_statuses(session: Session, game_id: int) -> dict[str, AddressStatus]:
-    """The address status of each seat's player that has one, by seat letter: those of the
-    game's ``LoadedGame`` when it read them, else ``load_game`` (one query)."""
-    loaded = loaded_in(session, game_id)
-    statuses = None if loaded is None else loaded.statuses
-    if statuses is None:
-        statuses = load_game(session, game_id).statuses
-        assert statuses is not None
-    return {letter: status for letter, status in statuses.items() if status is not None}
+def read_statuses(session: Session, loaded: LoadedGame) -> dict[str, AddressStatus]:
+    """The address status of each seat's player that has one, by seat letter: those read with
+    the game when it was (``load_game``), else one query."""
+    if loaded.statuses is not None:
+        return {letter: s for letter, s in loaded.statuses.items() if s is not None}
+    players = [held.player.id for held in loaded.seats.values()]
+    rows = session.exec(select(AddressStatus).where(col(AddressStatus.player_id).in_(players)))
+    found = {row.player_id: row for row in rows}
+    return {
+        letter: found[held.player.id]
+        for letter, held in loaded.seats.items()
+        if held.player.id in found
+    }
 
 
-def known_address_status(
-    session: Session, game_id: int, player_id: int
-) -> tuple[bool, AddressStatus | None]:
-    """What this session read of a seat's player's address status with the game's seats,
-    without a query: ``(True, the row)``, or ``(True, None)`` when the player has none;
-    ``(False, None)`` when it was not read (or the player holds no seat of the game)."""
-    loaded = loaded_in(session, game_id)
-    if loaded is None or loaded.statuses is None:
+def known_address_status(loaded: LoadedGame, player_id: int) -> tuple[bool, AddressStatus | None]:
+    """What ``loaded`` holds of a seat's player's address status, without a query:
+    ``(True, the row)``, or ``(True, None)`` when the player had none when the game was loaded;
+    ``(False, None)`` when the statuses were not read (or the player holds no seat of the game).
+    A row is the session's own (a change to it shows through); one made after the game was
+    loaded is not in it: a caller that makes one loads the game again."""
+    if loaded.statuses is None:
         return False, None
     for letter, held in loaded.seats.items():
         if held.player.id == player_id:
-            # A row this session met since (made by a concurrent request, say) is the truth.
-            met = session.identity_map.get(identity_key(AddressStatus, player_id))
-            return True, met if isinstance(met, AddressStatus) else loaded.statuses.get(letter)
+            return True, loaded.statuses.get(letter)
     return False, None
 
 

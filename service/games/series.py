@@ -19,8 +19,8 @@ from flask_babel import ngettext
 from sqlmodel import Session, col, select
 
 import engine
+from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder
 from service.games.rows import new_game
-from service.games.seats import seats_of
 from service.games.state import deal_game
 from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 
@@ -121,12 +121,14 @@ def series_version(session: Session, game: Game) -> tuple[object, ...] | None:
 
 
 def continue_series(
-    session: Session, game: Game, state: engine.GameState, now: datetime
-) -> Game | None:
-    """After ``game`` ended: end its series, or deal the next game of it (the same people at
+    session: Session, loaded: LoadedGame, state: engine.GameState, now: datetime
+) -> LoadedGame | None:
+    """After the game ended: end its series, or deal the next game of it (the same people at
     the same seats, the same settings, a new seed; the winner plays first). Returns the new
-    game, or None. Call in the transaction of the last move, with the game locked: the next
-    game exists exactly when the last one is over."""
+    game (its seats' players and their address statuses those of ``loaded``), or None. Call in
+    the transaction of the last move, with the game locked: the next game exists exactly when
+    the last one is over."""
+    game = loaded.game
     if game.series_id is None or state.result is None:
         return None
     score = score_of_game(session, game)
@@ -151,11 +153,15 @@ def continue_series(
     session.add(following)
     session.flush()
     assert game.id is not None and following.id is not None
-    for letter, (_, player) in seats_of(session, game.id).items():
+    seats: dict[str, SeatHolder] = {}
+    for letter, (_, player) in loaded.seats.items():
         assert player.id is not None
-        session.add(Seat(game_id=following.id, letter=letter, player_id=player.id, accepted=True))
+        seat = Seat(game_id=following.id, letter=letter, player_id=player.id, accepted=True)
+        session.add(seat)
+        seats[letter] = SeatHolder(seat, player)
     session.flush()
-    return deal_game(session, following, now, first=state.result.winner)
+    dealt = LoadedGame(following, seats, loaded.statuses, NO_SNAPSHOTS)
+    return deal_game(session, dealt, now, first=state.result.winner)
 
 
 def leave_series(session: Session, game: Game, seat: str) -> tuple[Series, bool]:

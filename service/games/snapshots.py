@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col
 
 from service.db import read_rows
-from service.games.loaded import NO_SNAPSHOTS, KnownSnapshots, StoredPosition, forget_snapshots
+from service.games.loaded import NO_SNAPSHOTS, KnownSnapshots, StoredPosition
 from service.json_columns import EngineStateJson
 from service.models import Snapshot, utcnow
 
@@ -143,8 +143,6 @@ def save_snapshot(session: Session, game_id: int, ply: int, state: EngineStateJs
     keeps one snapshot per block and its latest. (In place by a Core UPDATE: snapshots are read
     through this module's functions, never as ORM objects that would keep the old values.)"""
     session.flush()
-    # The latest read is replaced, or one after it added (and the nearest may be the one replaced).
-    forget_snapshots(session, game_id)
     replaced = session.connection().execute(
         _REPLACE_LATEST_SNAPSHOT,
         {"of_game": game_id, "new_ply": ply, "state": state, "now": utcnow()},

@@ -20,7 +20,7 @@ import engine
 from service import clock
 from service.engine_words import engine_error_sentence
 from service.games.claim_proofs import proof_record
-from service.games.loaded import NO_SNAPSHOTS, KnownSnapshots, loaded_in, lock_loaded_game
+from service.games.loaded import LoadedGame, lock_loaded_game
 from service.games.move_log import LogEntry, append_moves, moves_from
 from service.games.records import deal_fields, game_record
 from service.games.refusals import (
@@ -42,8 +42,9 @@ from service.refusal import Refusal, later
 MAX_MOVES_PER_CALL = 8
 """A turn is at most a handful of entries (claims, a play, Scout draws, a return, a draw)."""
 
-MoveListener = Callable[[Session, Game, engine.GameState, list[engine.Event]], None]
-"""Runs in the transaction after moves were applied: (session, game row, new state, events)."""
+MoveListener = Callable[[Session, LoadedGame, engine.GameState, list[engine.Event]], None]
+"""Runs in the transaction after moves were applied: (session, the game as loaded under its
+lock, new state, events). The game row in it holds the new ply."""
 
 LISTENERS_KEY = "battleline.move_listeners"
 
@@ -69,9 +70,11 @@ def replay_log(game: Game, notations: Sequence[str]) -> list[engine.GameState]:
     return list(engine.replay_states(game_record(game, notations)))
 
 
-def load_state(session: Session, game: Game) -> engine.GameState:
+def load_state(session: Session, loaded: LoadedGame) -> engine.GameState:
     """The current position of a dealt game (after ``game.ply`` log entries): its latest
-    snapshot. Raises RulesVersionError, GameNotPlayingError when the game was never dealt."""
+    snapshot (read with the game: no query). Raises RulesVersionError, GameNotPlayingError when
+    the game was never dealt."""
+    game = loaded.game
     if game.deal is None:
         raise GameNotPlayingError(
             lazy_gettext(
@@ -79,21 +82,23 @@ def load_state(session: Session, game: Game) -> engine.GameState:
                 status=GAME_STATUS_WORDS[GameStatus(game.status)],
             )
         )
-    state = state_at(session, game, game.ply)
+    state = state_at(session, loaded, game.ply)
     assert state is not None
     return state
 
 
-def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
+def state_at(session: Session, loaded: LoadedGame, ply: int) -> engine.GameState | None:
     """The position after ``ply`` log entries, or None when the log is not that long (or the
-    game was not dealt). The nearest snapshot before it plus the few moves since (snapshots are
-    kept every ``snapshots.SNAPSHOT_BLOCK`` plies), so any position costs about the same; the log
-    stays the truth: with no snapshot at all, the whole log is replayed."""
+    game was not dealt). The nearest snapshot before it (one read with the game, else a query)
+    plus the few moves since (snapshots are kept every ``snapshots.SNAPSHOT_BLOCK`` plies), so
+    any position costs about the same; the log stays the truth: with no snapshot at all, the
+    whole log is replayed."""
+    game = loaded.game
     assert game.id is not None
     check_rules_version(game)
     if game.deal is None or not 0 <= ply <= game.ply:
         return None
-    snapshot = snapshot_at_or_before(session, game.id, ply, _known_snapshots(session, game.id))
+    snapshot = snapshot_at_or_before(session, game.id, ply, loaded.snapshots)
     if snapshot is None:
         notations = [e.notation for e in moves_from(session, game.id, 0, ply)]
         return replay_log(game, notations)[-1]
@@ -105,26 +110,26 @@ def state_at(session: Session, game: Game, ply: int) -> engine.GameState | None:
 
 
 def states_at(
-    session: Session, game: Game, plies: tuple[int, int], entries: Sequence[LogEntry]
+    session: Session, loaded: LoadedGame, plies: tuple[int, int], entries: Sequence[LogEntry]
 ) -> dict[int, engine.GameState]:
     """The positions after each of two numbers of log entries (a replay's position and the
-    latest), from their nearest snapshots (one query) and the log ``entries`` at hand, which
-    must reach from those snapshots to the plies (the whole log does). A ply the log is not that
-    long for is left out."""
+    latest), from their nearest snapshots (those read with the game, else one query) and the
+    log ``entries`` at hand, which must reach from those snapshots to the plies (the whole log
+    does). A ply the log is not that long for is left out."""
+    game = loaded.game
     assert game.id is not None
     check_rules_version(game)
     # The latest position asked for twice (a replay at its last step) is made once.
     wanted = sorted({ply for ply in plies if game.deal is not None and 0 <= ply <= game.ply})
     if not wanted:
         return {}
-    known = _known_snapshots(session, game.id)
-    snapshots = snapshots_nearest(session, game.id, wanted[0], wanted[-1], known)
+    snapshots = snapshots_nearest(session, game.id, wanted[0], wanted[-1], loaded.snapshots)
     by_ply = {entry.ply: entry for entry in entries}
     found: dict[int, engine.GameState] = {}
     for ply in wanted:
         nearest = max((s for s in snapshots if s.ply <= ply), key=lambda s: s.ply, default=None)
         if nearest is None or any(p not in by_ply for p in range(nearest.ply, ply)):
-            state = state_at(session, game, ply)  # no snapshot, or a log without these moves
+            state = state_at(session, loaded, ply)  # no snapshot, or a log without these moves
         else:
             state = engine.state_from_json(nearest.state)
             for entry in (by_ply[p] for p in range(nearest.ply, ply)):
@@ -132,12 +137,6 @@ def states_at(
         if state is not None:
             found[ply] = state
     return found
-
-
-def _known_snapshots(session: Session, game_id: int) -> KnownSnapshots:
-    """The snapshots read with the game's ``LoadedGame`` in this session (never a query)."""
-    loaded = loaded_in(session, game_id)
-    return NO_SNAPSHOTS if loaded is None else loaded.snapshots
 
 
 def parse_moves(
@@ -207,16 +206,16 @@ def apply_moves(
     WrongSeatError, StaleMoveError, AlreadyPlayedError or IllegalMoveRefusal; nothing is
     written then.
     """
-    game = lock_loaded_game(session, game_id).game
+    loaded = lock_loaded_game(session, game_id)
     return apply_to_locked(
-        session, game, load_state(session, game), seat, expected_ply, moves,
+        session, loaded, load_state(session, loaded), seat, expected_ply, moves,
         now=now, by_server=by_server,
     )  # fmt: skip
 
 
 def apply_to_locked(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     seat: str,
     expected_ply: int,
@@ -226,12 +225,13 @@ def apply_to_locked(
     by_server: bool = False,
     then_ends_turn: bool = False,
 ) -> tuple[engine.GameState, list[engine.Event]]:
-    """``apply_moves`` for a caller that already holds the game's row lock (``rows.lock_game``
-    in this transaction) and its current position ``state``: the start of a turn and the
-    deadline check read them anyway, and neither is read twice.
+    """``apply_moves`` for a caller that already holds the game's row lock and the game as read
+    after it (``loaded.lock_loaded_game``) and its current position ``state``: the start of a
+    turn and the deadline check read them anyway, and neither is read twice.
 
     ``then_ends_turn``: the move after the first must be one of the engine's endings of the turn
     after it (a move link's ``then``), else NotATurnEndingError."""
+    game = loaded.game
     assert game.id is not None
     game_id = game.id
     parsed = parse_moves(moves, seat, state.ruleset)
@@ -284,16 +284,19 @@ def apply_to_locked(
     # Not flushed here: what the listeners change on the row too (the start of the next turn)
     # goes in the same UPDATE, at the commit or at the first query that needs it (autoflush).
     session.add(game)
-    _tell_listeners(session, game, state, events)
+    _tell_listeners(session, loaded, state, events)
     return state, events
 
 
-def deal_game(session: Session, game: Game, now: datetime, first: str | None = None) -> Game:
+def deal_game(
+    session: Session, loaded: LoadedGame, now: datetime, first: str | None = None
+) -> LoadedGame:
     """The deal step: the engine cuts and deals from the game's seed (R2, R3) and sets up the
     first position; the deal, the ply-0 snapshot and the first deadline are stored, and the
     listeners hear that the first turn began, as after any move. ``first``: this seat plays
     first, with no cut (in a series, the winner of the previous game, R2). Call with the game
     locked."""
+    game = loaded.game
     assert game.id is not None
     ruleset = engine.get_ruleset(game.ruleset)
     claims = engine.ClaimTiming(game.claims)
@@ -306,16 +309,16 @@ def deal_game(session: Session, game: Game, now: datetime, first: str | None = N
     _update_game(game, state, first_turn, now)
     session.add(game)
     session.flush()
-    _tell_listeners(session, game, state, first_turn)
-    return game
+    _tell_listeners(session, loaded, state, first_turn)
+    return loaded
 
 
 def _tell_listeners(
-    session: Session, game: Game, state: engine.GameState, events: list[engine.Event]
+    session: Session, loaded: LoadedGame, state: engine.GameState, events: list[engine.Event]
 ) -> None:
     if has_app_context():
         for listener in current_app.extensions.get(LISTENERS_KEY, ()):
-            listener(session, game, state, events)
+            listener(session, loaded, state, events)
 
 
 def _update_game(

@@ -16,10 +16,11 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.move_log import move_log, moves_from
 from service.games.records import game_record
 from service.games.state import check_rules_version, states_at
-from service.models import Game, GameStatus
+from service.models import GameStatus
 from service.present.board import Board, board_of
 from service.present.claims import claims_in_log
 from service.present.move_list import LogRow, cards_placed, log_html, log_rows
@@ -85,8 +86,9 @@ class PublicPage:
     series: SeriesNote | None
 
 
-def public_page_context(session: Session, game: Game, ply_text: str | None) -> PublicPage:
+def public_page_context(session: Session, loaded: LoadedGame, ply_text: str | None) -> PublicPage:
     """The public page of a dealt game at position ``?ply=`` (after that many moves)."""
+    game = loaded.game
     assert game.id is not None
     last = game.ply
     ply = parse_ply(ply_text, last)
@@ -94,12 +96,12 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> P
     # not list a move committed after the row was read.
     entries = moves_from(session, game.id, 0, last)
     # Two positions from their nearest snapshots and the few moves after them in the log.
-    positions = states_at(session, game, (ply, last), entries)
+    positions = states_at(session, loaded, (ply, last), entries)
     state, final = positions[ply], positions[last]
     finished = game.status == GameStatus.FINISHED
     # R3: once the game is over nothing is secret: the view of any position holds the hands.
     seen = engine.spectator_view(state, reveal=finished)
-    names = seat_names(session, game)
+    names = seat_names(loaded)
     moves = log_rows(
         entries,
         state.ruleset,
@@ -107,7 +109,7 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> P
         reader=None,
         finished=finished,
         after=final,
-        claims=claims_in_log(session, game, entries),
+        claims=claims_in_log(session, loaded, entries),
     )
     here = url_for("history.public_page", public_id=game.public_id)
     return PublicPage(
@@ -120,13 +122,14 @@ def public_page_context(session: Session, game: Game, ply_text: str | None) -> P
         moves_html=log_html(moves, here, ply),
         finished=finished,
         to_move=final.to_move,
-        series=series_note(session, game),
+        series=series_note(session, loaded),
     )
 
 
-def record_json(session: Session, game: Game) -> dict[str, object]:
+def record_json(session: Session, loaded: LoadedGame) -> dict[str, object]:
     """The finished game as a docs/formats.md record, with the seed, the players' names and the time
     of every move. Raises RecordNotPublicError while the game is not over."""
+    game = loaded.game
     assert game.id is not None
     if game.status != GameStatus.FINISHED:
         raise RecordNotPublicError()
@@ -137,7 +140,7 @@ def record_json(session: Session, game: Game) -> dict[str, object]:
     data["seed"] = game.seed
     data["seed_commitment"] = game.seed_commitment
     data["rules_version"] = game.rules_version
-    data["players"] = dict(seat_names(session, game))
+    data["players"] = dict(seat_names(loaded))
     data["times"] = [e.created_at.isoformat() for e in entries]
     data["outcome"] = game.result
     return data

@@ -34,7 +34,7 @@ from service.i18n import adopt_page_language
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
-from service.present.summaries import computer_plays_now, load_summary
+from service.present.summaries import computer_plays_now, game_summary
 from service.present.template_values import template_values
 from service.reader_time import deadline_left, time_zone_names
 from service.refusal import Refusal
@@ -50,20 +50,21 @@ def public_page(public_id: str) -> Response | str:
     ply = request.args.get("ply")
     with read_scope() as session:
         # The position shown comes with the game: its nearest snapshot, in the same query.
-        game = load_game_by_public_id(session, public_id, requested_ply(ply)).game
+        loaded = load_game_by_public_id(session, public_id, requested_ply(ply))
+        game = loaded.game
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
-            series_version(session, game), computer_plays_now(session, game),
+            series_version(session, game), computer_plays_now(loaded),
             deadline_left(game.deadline),
         )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:
             return unchanged
-        summary = load_summary(session, game)
+        summary = game_summary(loaded)
         if game.deal is None:
             page = render_template("games/public.html", game=summary)
         else:
-            shown = template_values(public_page_context(session, game, ply))
+            shown = template_values(public_page_context(session, loaded, ply))
             page = render_template("history/public.html", game=summary, **shown)
     return tagged(make_response(page), etag, PUBLIC)
 
@@ -90,8 +91,7 @@ def error_json(error: Refusal) -> Response:
 def record(public_id: str) -> Response:
     try:
         with read_scope() as session:
-            game = load_game_by_public_id(session, public_id).game
-            data = record_json(session, game)
+            data = record_json(session, load_game_by_public_id(session, public_id))
     except Refusal as error:
         # A .json address answers in JSON whatever the client accepts.
         return error_json(error)

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 import engine
 from service.game_words import ruleset_title
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.series import series_goal, series_score
 from service.models import GameStatus, Series, SeriesStatus
 from service.present.seat_names import SeatNames, names_of
@@ -68,7 +68,7 @@ def series_page_context(session: Session, series: Series) -> SeriesPage:
     score = series_score(session, series)
     first = score.games[0]
     assert first.id is not None
-    names = names_of(seats_of(session, first.id))
+    names = names_of(read_seats(session, first.id))
     running = dict.fromkeys(names, 0)
     rows = []
     for number, game in enumerate(score.games, start=1):

@@ -18,8 +18,7 @@ from sqlmodel import Session
 
 import engine
 from service import clock, tokens
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame, load_game
 from service.i18n import recipient_language
 from service.links import external_url, private_page_url
 from service.models import Game, InboundMessage, Player, Seat
@@ -75,7 +74,7 @@ def described(moves: Sequence[engine.Move]) -> list[dict[str, str]]:
 
 def hold(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     seat: Seat,
     player: Player,
     row: InboundMessage,
@@ -86,6 +85,7 @@ def hold(
 ) -> OutboxMessage | None:
     """Keep ``moves`` in ``row`` and ask the seat's own address to confirm them (None when it
     was asked CONFIRMATIONS_PER_HOUR times this hour already)."""
+    game = loaded.game
     assert game.id is not None and player.id is not None and row.id is not None
     row.held_moves = "\n".join(str(move) for move in moves)
     session.add(row)
@@ -106,15 +106,16 @@ def hold(
             "private_url": private_page_url(seat),
         }
         return queue_email(
-            session, MailKind.REPLY_CONFIRM, player, game=game, context=context,
+            session, MailKind.REPLY_CONFIRM, player, game=loaded, context=context,
             in_reply_to=in_reply_to,
         )  # fmt: skip
 
 
 def seat_of(session: Session, token: ConfirmToken) -> tuple[Game, Seat, Player]:
     """The game, seat and player a token names (RevokedTokenError, GameNotFoundError)."""
-    game = get_game(session, token.game_id)
-    found = seats_of(session, token.game_id).get(token.seat)
+    loaded = load_game(session, token.game_id)
+    game = loaded.game
+    found = loaded.seats.get(token.seat)
     if found is None:
         raise tokens.TamperedTokenError()
     seat, player = found

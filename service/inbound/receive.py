@@ -55,12 +55,12 @@ from sqlmodel import Session, col, func, select
 from service import clock
 from service.db import session_scope
 from service.games import reply_keys
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import LoadedGame, lock_loaded_game
 from service.inbound import bounces, headers, mime_shape
 from service.inbound.authentication import authenticate, rate_key
 from service.inbound.outcomes import Outcome, Received
 from service.inbound.seat_reply import play_reply
-from service.models import Game, InboundMessage, Player, Seat
+from service.models import InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.present.reply_answers import queue_other_sender
@@ -213,8 +213,8 @@ def _handle(
     assert game.id is not None
     _, player = loaded.seats[seat.letter]
     if row.sender != player.email:
-        return _other_sender(session, game, seat, player, row.sender)
-    return play_reply(session, message, row, game, seat, player, now, verdict)
+        return _other_sender(session, loaded, seat, player, row.sender)
+    return play_reply(session, message, row, loaded, seat, player, now, verdict)
 
 
 def _seat(session: Session, keys: Sequence[str]) -> Seat | None:
@@ -226,12 +226,13 @@ def _seat(session: Session, keys: Sequence[str]) -> Seat | None:
 
 
 def _other_sender(
-    session: Session, game: Game, seat: Seat, player: Player, sender: str
+    session: Session, loaded: LoadedGame, seat: Seat, player: Player, sender: str
 ) -> Received:
+    game = loaded.game
     assert game.id is not None and player.id is not None
     since = clock.now() - OTHER_SENDER_NOTICE_EVERY
     told = emails_queued_since(session, MailKind.REPLY_OTHER_SENDER, since, player_id=player.id)
-    answer = None if told else queue_other_sender(session, game, seat.letter, sender)
+    answer = None if told else queue_other_sender(session, loaded, seat.letter, sender)
     return Received(
         Outcome.OTHER_SENDER,
         f"from {sender}, not the seat's address" + ("" if answer else " (owner not told again)"),

@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.state import MAX_MOVES_PER_CALL, apply_to_locked, load_state
 from service.i18n import LANGUAGE_CODES, checked_language, recipient_language
 from service.inbound import confirm, headers, loops
@@ -77,7 +78,7 @@ def play_reply(
     session: Session,
     message: email.message.Message,
     row: InboundMessage,
-    game: Game,
+    loaded: LoadedGame,
     seat: Seat,
     player: Player,
     now: datetime,
@@ -85,10 +86,10 @@ def play_reply(
 ) -> Received:
     """A reply from the seat's own address: play it, or say why not, in the player's language
     (``reply_language``)."""
-    ruleset = engine.get_ruleset(game.ruleset)
-    text = words_to_read(message, ruleset, our_subjects(session, game))
+    ruleset = engine.get_ruleset(loaded.game.ruleset)
+    text = words_to_read(message, ruleset, our_subjects(session, loaded.game))
     with recipient_language(reply_language(player, text)):
-        return _play_words(session, message, text, row, game, seat, player, now, verdict)
+        return _play_words(session, message, text, row, loaded, seat, player, now, verdict)
 
 
 def _play_words(
@@ -96,17 +97,18 @@ def _play_words(
     message: email.message.Message,
     text: str,
     row: InboundMessage,
-    game: Game,
+    loaded: LoadedGame,
     seat: Seat,
     player: Player,
     now: datetime,
     verdict: Verdict,
 ) -> Received:
+    game = loaded.game
     assert game.id is not None
     letter = seat.letter
     in_reply_to = headers.own_message_id(message)
     ruleset = engine.get_ruleset(game.ruleset)
-    state = load_state(session, game) if game.deal is not None else None
+    state = load_state(session, loaded) if game.deal is not None else None
 
     def refuse(outcome: Outcome, reason: str, reading: Reading | None = None) -> Received:
         detail = reading.problem if reading is not None and reading.problem else reason
@@ -114,7 +116,7 @@ def _play_words(
         if loops.refusals_paused(session, player.id):  # an auto-responder's loop: no answer
             return Received(outcome, f"{detail} ({loops.NOT_ANSWERED})", game.id, letter)
         answer = queue_refusal(
-            session, game, state, letter, reason=reason, in_reply_to=in_reply_to,
+            session, loaded, state, letter, reason=reason, in_reply_to=in_reply_to,
             written=text, reading=reading,
         )  # fmt: skip
         return Received(outcome, detail, game.id, letter, answer.id if answer else None)
@@ -157,7 +159,7 @@ def _play_words(
     moves = reading.moves
     if not verdict.authenticated:
         asked = confirm.hold(
-            session, game, seat, player, row, moves, reason=verdict.reason,
+            session, loaded, seat, player, row, moves, reason=verdict.reason,
             in_reply_to=in_reply_to,
         )  # fmt: skip
         detail = f"held for confirmation ({verdict.reason})"
@@ -168,10 +170,10 @@ def _play_words(
     before = state
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
-        state = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)[0]
+        state = apply_to_locked(session, loaded, state, letter, state.ply, chunk, now=now)[0]
     answer = queue_receipt(
         session,
-        game,
+        loaded,
         state,
         letter,
         moves,

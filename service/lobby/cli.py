@@ -9,7 +9,7 @@ from sqlmodel import Session
 from engine import RULESETS, SEATS, ClaimTiming
 from service.db import session_scope
 from service.games.rows import GameNotFoundError, get_game, lock_game
-from service.games.seats import revoke_seat_links, seats_of
+from service.games.seats import read_seats, revoke_seat_links
 from service.links import external_url, private_page_url
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, parse_new_game
 from service.lobby.lifecycle import create_game
@@ -80,7 +80,7 @@ def links_command(game_id: int) -> None:
     """Print the current private links of a game."""
     with session_scope() as session:
         game = _game(session, game_id, lock=False)
-        seats = seats_of(session, game_id)
+        seats = read_seats(session, game_id)
         _echo_links(game, {letter: seat for letter, (seat, _) in seats.items()})
 
 
@@ -91,7 +91,7 @@ def revoke_command(game_id: int, seat: str) -> None:
     """Withdraw every link of one seat and print its new private link."""
     with session_scope() as session:
         _game(session, game_id, lock=True)
-        seats = seats_of(session, game_id)
+        seats = read_seats(session, game_id)
         if seat not in seats:
             raise click.ClickException(f"Game {game_id} has no seat {seat}.")
         row = seats[seat][0]

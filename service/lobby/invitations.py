@@ -24,10 +24,10 @@ from flask_babel import LazyString, lazy_gettext, ngettext
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.players import find_player
-from service.games.seats import seats_of
 from service.lobby.forms import FormError, NewGame
-from service.models import AddressStatus, Game, GameStatus, Player, utcnow
+from service.models import AddressStatus, GameStatus, Player, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.outbox.sent import invitation_sent
@@ -153,11 +153,10 @@ def check_confirmation_limit(session: Session, creator: Player) -> None:
         )
 
 
-def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Player]]:
+def creator_and_invited(loaded: LoadedGame) -> tuple[Player, list[Player]]:
     """The player of the ruleset's first seat (who created the game) and the people at the
     other seats (invited; not the computer), in seat order."""
-    assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     creator_seat = engine.FIRST_SEAT
     invited = [
         player
@@ -168,7 +167,7 @@ def creator_and_invited(session: Session, game: Game) -> tuple[Player, list[Play
 
 
 def after_game_created(
-    session: Session, game: Game, *, creator_present: bool, rematch_of: int | None = None
+    session: Session, loaded: LoadedGame, *, creator_present: bool, rematch_of: int | None = None
 ) -> None:
     """The creation hook. ``creator_present``: the request comes from the creator's own
     signed-in browser (or an operator's command), so the invitations go now. Otherwise the
@@ -176,26 +175,29 @@ def after_game_created(
     gets nothing that only the address's owner may have. ``rematch_of``: the game a rematch
     plays again, which its invitations name."""
     if creator_present:
-        send_invitations(session, game, rematch_of=rematch_of)
+        send_invitations(session, loaded, rematch_of=rematch_of)
     else:
-        creator, _ = creator_and_invited(session, game)
+        creator, _ = creator_and_invited(loaded)
         check_confirmation_limit(session, creator)
-        emails.queue_confirmation(session, game)
+        emails.queue_confirmation(session, loaded)
 
 
-def send_invitations(session: Session, game: Game, *, rematch_of: int | None = None) -> bool:
+def send_invitations(
+    session: Session, loaded: LoadedGame, *, rematch_of: int | None = None
+) -> bool:
     """Queue the invitations of a game still waiting for them, one to each invited seat, all
     within the daily limits (raises TooManyInvitationsError before queueing any). An address
     that refuses invitations gets none, silently: its seat waits as for one that does not
     answer. Returns False when they were sent before. Call with the game row locked."""
+    game = loaded.game
     assert game.id is not None
     if game.status != GameStatus.INVITED or invitation_sent(session, game.id):
         return False
-    creator, invited = creator_and_invited(session, game)
+    creator, invited = creator_and_invited(loaded)
     if not invited:  # the computer plays every other seat: no one to invite
         return False
     check_invitation_limits(session, creator, invited)
     game.invited_at = utcnow()
     session.add(game)
-    emails.queue_invitations(session, game, rematch_of=rematch_of)
+    emails.queue_invitations(session, loaded, rematch_of=rematch_of)
     return True

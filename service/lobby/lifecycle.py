@@ -16,11 +16,11 @@ from sqlmodel import Session, select
 import engine
 from service import clock, tokens
 from service.games.computer import computer_player
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder, lock_loaded_game
 from service.games.players import find_or_add_player, name_by_owner
 from service.games.refusals import GAME_STATUS_WORDS
-from service.games.rows import lock_game, new_game
-from service.games.seats import seat_for_token, seats_of
+from service.games.rows import new_game
+from service.games.seats import read_seats, seat_for_token
 from service.games.state import deal_game
 from service.lobby import invitations as mail_invitations
 from service.lobby.forms import NewGame, SeriesKind
@@ -101,12 +101,12 @@ def create_game(
             return game, _add_seats(session, game, new, creator_present=creator_present)
     # The same request again.
     assert game.id is not None
-    seats = seats_of(session, game.id)
-    if creator_present:
-        game = lock_game(session, game.id)
-        mail_invitations.send_invitations(session, game)
-        deal_when_all_accepted(session, game)
-    return game, {letter: seat for letter, (seat, _) in seats.items()}
+    if not creator_present:
+        return game, {letter: seat for letter, (seat, _) in read_seats(session, game.id).items()}
+    loaded = lock_loaded_game(session, game.id)
+    mail_invitations.send_invitations(session, loaded)
+    deal_when_all_accepted(session, loaded)
+    return loaded.game, {letter: seat for letter, (seat, _) in loaded.seats.items()}
 
 
 def _add_seats(
@@ -117,7 +117,7 @@ def _add_seats(
     given = new.players
     # The form's validation gives a third player exactly to a three-player ruleset.
     assert tuple(letter for letter, _, _ in given) == letters, (letters, given)
-    seats: dict[str, Seat] = {}
+    seats: dict[str, SeatHolder] = {}
     computers = dict(new.computers)
     for letter, name, email in given:
         if letter in computers:
@@ -128,21 +128,24 @@ def _add_seats(
         # The creator and the computer are in; the others are invited.
         creator = letter == letters[0] and letter not in computers
         accepted = creator or letter in computers
-        seats[letter] = Seat(
+        seat = Seat(
             game_id=game.id, letter=letter, player_id=player.id, accepted=accepted,
             typed_name=name if creator else None,
         )  # fmt: skip
+        seats[letter] = SeatHolder(seat, player)
         # The signed-in owner named themselves (a rematch only repeats the names it had).
         if creator and creator_present and new.rematch_of is None:
             name_by_owner(session, player, name, again=True)
-        session.add(seats[letter])
+        session.add(seat)
     session.flush()
+    # Made here, with no address status read: an email's checks read each player's.
+    loaded = LoadedGame(game, seats, None, NO_SNAPSHOTS)
     mail_invitations.after_game_created(
-        session, game, creator_present=creator_present, rematch_of=new.rematch_of
+        session, loaded, creator_present=creator_present, rematch_of=new.rematch_of
     )
     if creator_present:
-        deal_when_all_accepted(session, game)
-    return seats
+        deal_when_all_accepted(session, loaded)
+    return {letter: held.seat for letter, held in seats.items()}
 
 
 def _new_series(session: Session, new: NewGame) -> int | None:
@@ -159,15 +162,15 @@ def _new_series(session: Session, new: NewGame) -> int | None:
     return series.id
 
 
-def deal_when_all_accepted(session: Session, game: Game) -> bool:
+def deal_when_all_accepted(session: Session, loaded: LoadedGame) -> bool:
     """Deal a game still invited once every seat is in (the last invited person accepted, or
     the computer plays every other seat), and tell the players. Call with the game locked."""
-    assert game.id is not None
-    seats = seats_of(session, game.id).values()
+    game = loaded.game
+    seats = loaded.seats.values()
     if game.status != GameStatus.INVITED or not all(seat.accepted for seat, _ in seats):
         return False
     game.creation_key = None  # answered: the same people may start the same game again
-    mail_emails.queue_game_started(session, deal_game(session, game, clock.now()))
+    mail_emails.queue_game_started(session, deal_game(session, loaded, clock.now()))
     return True
 
 
@@ -176,7 +179,8 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     invitation that waits for it, and count the address as confirmed. Raises InvitationError
     (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
     errors of ``seat_for_token``."""
-    game, seat = seat_for_token(session, token, lock=True)
+    loaded, seat = seat_for_token(session, token, lock=True)
+    game = loaded.game
     if seat.letter != engine.FIRST_SEAT:
         raise InvitationError(
             lazy_gettext("Only the player who started this game can send its invitation."), 403
@@ -189,13 +193,13 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
             ),
             409,
         )
-    creator, _ = mail_invitations.creator_and_invited(session, game)
+    creator, _ = mail_invitations.creator_and_invited(loaded)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
     if seat.typed_name is not None:
         name_by_owner(session, creator, seat.typed_name, again=False)
-    mail_invitations.send_invitations(session, game)
-    deal_when_all_accepted(session, game)
+    mail_invitations.send_invitations(session, loaded)
+    deal_when_all_accepted(session, loaded)
     return game
 
 
@@ -208,11 +212,11 @@ _ONLY_INVITED = {
 """Who may answer an invitation, by the answer and the number of seats."""
 
 
-def _check_invitation(session: Session, game: Game, seat: Seat, verb: str) -> None:
+def _check_invitation(loaded: LoadedGame, seat: Seat, verb: str) -> None:
     """Refuse an answer the seat cannot give: the creator's seat (403), a game no longer waiting
     for answers (409), or a seat that accepted already (409: an acceptance is final)."""
-    assert game.id is not None
-    seats = seats_of(session, game.id)
+    game = loaded.game
+    seats = loaded.seats
     letters = engine.get_ruleset(game.ruleset).seats
     if seat.letter == letters[0]:
         raise InvitationError(_ONLY_INVITED[verb, min(len(letters), 3)], 403)
@@ -241,24 +245,25 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     until then it waits for the others. Raises InvitationError (the creator's seat: 403;
     already answered, or the game no longer invited: 409) and the token errors of
     ``seat_for_token``."""
-    game, seat = seat_for_token(session, token, lock=True)
-    _check_invitation(session, game, seat, "accept")
+    loaded, seat = seat_for_token(session, token, lock=True)
+    _check_invitation(loaded, seat, "accept")
     seat.accepted = True
     session.add(seat)
-    deal_when_all_accepted(session, game)
-    return game
+    deal_when_all_accepted(session, loaded)
+    return loaded.game
 
 
 def decline_invitation(session: Session, token: tokens.SeatToken) -> Game:
     """An invited seat declines: the game is cancelled for every seat before anything is dealt
     (even when another seat accepted already), and every other seat is told who declined.
     Raises like accept_invitation."""
-    game, seat = seat_for_token(session, token, lock=True)
-    _check_invitation(session, game, seat, "decline")
+    loaded, seat = seat_for_token(session, token, lock=True)
+    _check_invitation(loaded, seat, "decline")
+    game = loaded.game
     game.status = GameStatus.DECLINED
     game.creation_key = None
     session.add(game)
-    mail_emails.queue_game_cancelled(session, game, declined_by=seat.letter)
+    mail_emails.queue_game_cancelled(session, loaded, declined_by=seat.letter)
     return game
 
 
@@ -273,33 +278,33 @@ def offer_rematch(session: Session, token: tokens.SeatToken) -> tuple[Game, Seat
     changes nothing else; only after it was declined does an offer start another. Returns the
     rematch and the offering player's seat in it. Raises InvitationError (409) while the game
     is not over, and the refusals of ``create_game``."""
-    game, seat = seat_for_token(session, token, lock=True)
+    loaded, seat = seat_for_token(session, token, lock=True)
+    game = loaded.game
     if game.status != GameStatus.FINISHED:
         raise InvitationError(lazy_gettext("A rematch can be offered once this game is over."), 409)
     if game.rematch_game_id is not None:
-        rematch = lock_loaded_game(session, game.rematch_game_id).game
-        if rematch.status != GameStatus.DECLINED:
-            return rematch, _join_rematch(session, rematch, seat.player_id)
-    rematch, seats = _new_rematch(session, game, seat)
-    game.rematch_game_id = rematch.id
+        rematch = lock_loaded_game(session, game.rematch_game_id)
+        if rematch.game.status != GameStatus.DECLINED:
+            return rematch.game, _join_rematch(session, rematch, seat.player_id)
+    made, seats = _new_rematch(session, loaded, seat)
+    game.rematch_game_id = made.id
     session.add(game)
-    return rematch, seats[engine.FIRST_SEAT]
+    return made, seats[engine.FIRST_SEAT]
 
 
-def _join_rematch(session: Session, rematch: Game, player_id: int) -> Seat:
+def _join_rematch(session: Session, rematch: LoadedGame, player_id: int) -> Seat:
     """The player's seat in ``rematch`` (locked), accepted if it was still invited."""
-    assert rematch.id is not None
-    seat = next(s for s, p in seats_of(session, rematch.id).values() if p.id == player_id)
-    if rematch.status == GameStatus.INVITED and not seat.accepted:
+    seat = next(s for s, p in rematch.seats.values() if p.id == player_id)
+    if rematch.game.status == GameStatus.INVITED and not seat.accepted:
         seat.accepted = True
         session.add(seat)
         deal_when_all_accepted(session, rematch)
     return seat
 
 
-def _new_rematch(session: Session, game: Game, seat: Seat) -> tuple[Game, dict[str, Seat]]:
-    assert game.id is not None
-    seats = seats_of(session, game.id)
+def _new_rematch(session: Session, loaded: LoadedGame, seat: Seat) -> tuple[Game, dict[str, Seat]]:
+    game = loaded.game
+    seats = loaded.seats
     letters = engine.get_ruleset(game.ruleset).seats
     at = letters.index(seat.letter)
     players = [seats[letter][1] for letter in letters[at:] + letters[:at]]

@@ -14,8 +14,9 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from service import clock, tokens
+from service.games.loaded import LoadedGame
 from service.links import external_url, private_page_url
-from service.models import Game, Player, Seat
+from service.models import Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.present.emails import GameFacts, facts_of
@@ -51,7 +52,7 @@ def read_token(token: str) -> tokens.SeatToken:
     return tokens.SeatToken(p["g"], p["s"], p["n"])
 
 
-def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
+def ask_owner(session: Session, loaded: LoadedGame, seat: Seat, player: Player) -> bool:
     """Email the seat's own address the link that offers the rematch; False when it was asked
     EMAILS_PER_DAY times in the last 24 hours already (nothing sent)."""
     assert player.id is not None
@@ -66,8 +67,8 @@ def ask_owner(session: Session, game: Game, seat: Seat, player: Player) -> bool:
         MailKind.REMATCH_CONFIRM,
         player,
         lambda: RematchConfirmEmail(
-            facts=facts_of(game), confirm_url=confirm_url, private_url=private_page_url(seat)
+            facts=facts_of(loaded.game), confirm_url=confirm_url, private_url=private_page_url(seat)
         ),
-        game=game,
+        game=loaded,
     )
     return row is not None

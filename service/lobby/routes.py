@@ -20,7 +20,7 @@ from engine import RULESETS, ClaimTiming
 from service import tokens
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, COMPUTER_LEVELS
-from service.games.seats import seat_for_token, seats_of
+from service.games.seats import seat_for_token
 from service.links import private_page_url
 from service.lobby import bp, rematch_confirm
 from service.lobby.forms import (
@@ -38,9 +38,9 @@ from service.lobby.lifecycle import (
     offer_rematch,
     send_held_invitation,
 )
-from service.models import Game, GameStatus, Player, Visibility
+from service.models import Game, GameStatus, Visibility
 from service.player_fields import MAX_NAME_LENGTH
-from service.present.summaries import load_summary
+from service.present.summaries import game_summary
 from service.signin import signed_in_as, signed_in_player
 from service.turn_settings import DEFAULT_VACATION_DAYS
 
@@ -136,8 +136,8 @@ def check_email() -> str:
 def _invitation_page(token: str, answer: str) -> str:
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
-        summary = load_summary(session, game)
+        loaded, seat = seat_for_token(session, seat_token)
+        summary = game_summary(loaded)
         creator = seat.letter == engine.FIRST_SEAT
         accepted = seat.accepted
     invited = summary.status == GameStatus.INVITED
@@ -199,14 +199,13 @@ def _rematch_page(
     ``owner_proven`` (the link of the owner's email) or this browser is signed in as the seat's
     player, the page says the button emails the seat's address first."""
     with session_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
-        player = session.get(Player, seat.player_id)
-        assert player is not None
+        loaded, seat = seat_for_token(session, seat_token)
+        game = loaded.game
+        player = loaded.seats[seat.letter].player
         by_email = not owner_proven and signed_in_as(session, player.email) is None
-        summary = load_summary(session, game)
+        summary = game_summary(loaded)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
-        assert game.id is not None
-        others = [p for s, (_, p) in seats_of(session, game.id).items() if s != seat.letter]
+        others = [p for s, (_, p) in loaded.seats.items() if s != seat.letter]
         back_url = private_page_url(seat)
     finished = summary.status == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED
@@ -238,15 +237,14 @@ def rematch(token: str) -> Response:
     as the seat's player, their own address gets the link that offers it."""
     seat_token = tokens.read_private_token(token)
     with session_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
-        player = session.get(Player, seat.player_id)
-        assert player is not None
+        loaded, seat = seat_for_token(session, seat_token)
+        player = loaded.seats[seat.letter].player
         if signed_in_as(session, player.email) is None:
-            if game.status != GameStatus.FINISHED:
+            if loaded.game.status != GameStatus.FINISHED:
                 raise InvitationError(
                     lazy_gettext("A rematch can be offered once this game is over."), 409
                 )
-            rematch_confirm.ask_owner(session, game, seat, player)
+            rematch_confirm.ask_owner(session, loaded, seat, player)
             url = url_for("lobby.rematch_asked", token=token)
         else:
             _, seat = offer_rematch(session, seat_token)

@@ -11,7 +11,8 @@ from flask import Flask, current_app, has_app_context
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from service.games.seats import address_statuses, seats_of
+from service.games.loaded import LoadedGame
+from service.games.seats import read_statuses
 from service.models import AddressStatus, utcnow
 from service.outbox.models import GameMute
 
@@ -148,13 +149,13 @@ def bounce_notices(
     )
 
 
-def bouncing_addresses(session: Session, game_id: int) -> list[BouncingAddress]:
+def bouncing_addresses(session: Session, loaded: LoadedGame) -> list[BouncingAddress]:
     """The seats of a game whose email bounces, so the game page can tell both players that
-    emails to them do not arrive (they can still play from their private page)."""
-    seats = seats_of(session, game_id)
-    statuses = address_statuses(session, game_id)
+    emails to them do not arrive (they can still play from their private page). The address
+    statuses read with the game, else one query (``read_statuses``)."""
+    statuses = read_statuses(session, loaded)
     found: list[BouncingAddress] = []
-    for letter, (_, player) in seats.items():
+    for letter, (_, player) in loaded.seats.items():
         status = statuses.get(letter)
         if status is not None and status.bounced_at is not None:
             found.append(

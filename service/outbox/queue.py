@@ -30,7 +30,8 @@ from service.after_commit import note_for_commit, on_commit, publish_after_commi
 from service.dkim_signing import signing_key
 from service.game_words import ruleset_title
 from service.games import reply_keys
-from service.games.seats import known_address_status, seats_of
+from service.games.loaded import LoadedGame
+from service.games.seats import known_address_status
 from service.i18n import recipient_language
 from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
@@ -100,14 +101,14 @@ def thread_root(session: Session, game_id: int, player_id: int) -> str | None:
     ).first()
 
 
-def reply_address(session: Session, game_id: int, player_id: int) -> str | None:
+def reply_address(session: Session, loaded: LoadedGame, player_id: int) -> str | None:
     """``INBOUND_LOCAL_PART+<key>@INBOUND_DOMAIN``: where the player's seat in this game replies
     by email (``service.games.reply_keys``; ``service.inbound`` receives it). None when replies
     are off (no ``INBOUND_DOMAIN``) or the player holds no seat of the game (or several)."""
     domain: str | None = current_app.config.get("INBOUND_DOMAIN")
     if not domain:
         return None
-    seats = [seat for seat, p in seats_of(session, game_id).values() if p.id == player_id]
+    seats = [seat for seat, p in loaded.seats.values() if p.id == player_id]
     if len(seats) != 1:
         return None
     local = current_app.config.get("INBOUND_LOCAL_PART") or "play"
@@ -115,10 +116,11 @@ def reply_address(session: Session, game_id: int, player_id: int) -> str | None:
 
 
 def blocked_reason(
-    session: Session, kind: MailKind, player: Player, game_id: int | None
+    session: Session, kind: MailKind, player: Player, game: LoadedGame | None
 ) -> str | None:
-    """Why ``player`` must not get this email, or None. Requested kinds are never blocked, but
-    nothing at all goes to the computer's players (their addresses lead nowhere)."""
+    """Why ``player`` must not get this email (about ``game``, if any), or None. Requested kinds
+    are never blocked, but nothing at all goes to the computer's players (their addresses lead
+    nowhere)."""
     if player.computer is not None:
         return "the computer reads no email"
     rules = kind.rules
@@ -126,8 +128,8 @@ def blocked_reason(
         return None
     # A seat's status is read with the game's seats (one query for the game, not one a player).
     known, status = (
-        known_address_status(session, game_id, player.id)
-        if game_id is not None and player.id is not None
+        known_address_status(game, player.id)
+        if game is not None and player.id is not None
         else (False, None)
     )
     if not known:
@@ -139,7 +141,7 @@ def blocked_reason(
             return "bouncing"
         if rules.invitation and status.refuses_invitations_at is not None:
             return "refuses invitations"
-    if game_id is not None and session.get(GameMute, (player.id, game_id)) is not None:
+    if game is not None and session.get(GameMute, (player.id, game.id)) is not None:
         return "muted this game"
     return None
 
@@ -210,14 +212,15 @@ def queue_email(
     kind: MailKind,
     player: Player,
     *,
-    game: Game | None = None,
+    game: LoadedGame | None = None,
     subject: str | None = None,
     context: Mapping[str, Any] | None = None,
     in_reply_to: str | None = None,
 ) -> OutboxMessage | None:
     """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``.
 
-    Game-thread kinds need ``game``; their subject is ``subject`` (what happened, by default
+    Game-thread kinds need ``game`` (as loaded: its seats and their address statuses are read
+    from it); their subject is ``subject`` (what happened, by default
     the kind's ``KindRules.subject``) followed by the game (``game_subject``). Other kinds need
     ``subject``. Templates get ``context`` plus ``recipient_name``, ``unsubscribe_url``,
     ``mute_url`` (game threads) and ``refuse_invitations_url`` (invitations).
@@ -233,7 +236,7 @@ def queue_email(
     assert player.id is not None
     rules = kind.rules
     game_id = game.id if game is not None else None
-    reason = blocked_reason(session, kind, player, game_id)
+    reason = blocked_reason(session, kind, player, game)
     if reason is not None:
         logger.info("not queueing %s to player %s: %s", kind.value, player.id, reason)
         return None
@@ -244,7 +247,7 @@ def queue_email(
     # In the recipient's language, whoever's page or task sends it (service.i18n).
     with recipient_language(player.language):
         if rules.game_thread and game is not None:
-            subject = game_subject(session, game, subject or str(rules.subject))
+            subject = game_subject(session, game.game, subject or str(rules.subject))
         assert subject is not None
         unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
         full_context: dict[str, Any] = {
@@ -273,7 +276,8 @@ def queue_email(
         "List-Unsubscribe": f"<{unsubscribe_url}>",
         "List-Unsubscribe-Post": ONE_CLICK,
     }
-    if rules.game_thread and game_id is not None:
+    if rules.game_thread and game is not None:
+        game_id = game.id
         # RFC 2919: one list per game, so that a mail program can file or filter a game's mail.
         headers["List-Id"] = list_id(game_id)
         root = thread_root(session, game_id, player.id)
@@ -283,7 +287,7 @@ def queue_email(
         elif root is not None:
             headers["In-Reply-To"] = root
             headers["References"] = root
-        reply_to = reply_address(session, game_id, player.id)
+        reply_to = reply_address(session, game, player.id)
         if reply_to is not None:
             headers["Reply-To"] = reply_to
     # build_mime refuses a line break in any header value (HeaderInjectionError).
@@ -315,7 +319,7 @@ def queue_email(
         status=OutboxStatus.QUEUED,
         created_at=now,
         next_attempt_at=now + sweep_after,
-        ply=game.ply if game is not None else None,
+        ply=game.game.ply if game is not None else None,
     )
     session.add(row)
     session.flush()

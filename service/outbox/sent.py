@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame
 from service.models import Game, GameStatus
 from service.outbox.addresses import BouncingAddress
 
@@ -30,13 +30,12 @@ def invitation_waits_for_confirmation(session: Session, game_id: int) -> bool:
 
 
 def undelivered_invitations(
-    session: Session, game: Game, bouncing: Sequence[BouncingAddress]
+    loaded: LoadedGame, bouncing: Sequence[BouncingAddress]
 ) -> list[BouncingAddress]:
     """The invited seats, not yet accepted, whose invitation went out (``Game.invited_at``) to
     an address that bounces (a permanent SMTP refusal or a bounce report; an address already
     bouncing got none): their invitation cannot arrive, so the creator's page names them."""
-    assert game.id is not None
+    game = loaded.game
     if game.status != GameStatus.INVITED or game.invited_at is None:
         return []
-    seats = seats_of(session, game.id)
-    return [b for b in bouncing if not seats[b.seat][0].accepted]
+    return [b for b in bouncing if not loaded.seats[b.seat].seat.accepted]

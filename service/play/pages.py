@@ -12,8 +12,8 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.move_log import moves_from
-from service.models import Game
 from service.present.board import Board, board_of
 from service.present.choices import MoveChoices, move_choices
 from service.present.claims import claims_in_log, proof_reason
@@ -109,15 +109,14 @@ class PrivatePage:
 
 
 def private_page_context(
-    session: Session, game: Game, seat: str, state: engine.GameState
+    session: Session, loaded: LoadedGame, seat: str, state: engine.GameState
 ) -> PrivatePage:
     """What the private page of ``seat`` shows besides the public summary: the seat's view,
     its legal moves as forms, the claim proofs and the latest moves."""
-    assert game.id is not None
-    names = seat_names(session, game)
+    names = seat_names(loaded)
     # One read of the log serves the others' last turn and the latest moves.
     read = max(RECENT_ENTRIES, OTHERS_TURNS_ENTRIES)
-    window = moves_from(session, game.id, max(0, state.ply - read), state.ply)
+    window = moves_from(session, loaded.id, max(0, state.ply - read), state.ply)
     entries = window[-RECENT_ENTRIES:]
     view = engine.player_view(state, seat)
     finished = state.result is not None
@@ -128,10 +127,10 @@ def private_page_context(
         reader=seat,
         finished=finished,
         after=state,
-        claims=claims_in_log(session, game, entries),
+        claims=claims_in_log(session, loaded, entries),
     )
     # What the others did since this seat's last turn, first on the page (as in the email).
-    turns = others_turns(session, game, state, seat, names, window)
+    turns = others_turns(session, loaded, state, seat, names, window)
     last_turn = [row for group in turns for row in group.rows]
     return PrivatePage(
         view=view,
@@ -147,5 +146,5 @@ def private_page_context(
         labels=seat_labels(view.seats, names, view.seat),
         sides=board_of(view, seat),
         order=(view.seat, *view.opponents),
-        series=series_note(session, game, seat),
+        series=series_note(session, loaded, seat),
     )

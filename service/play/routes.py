@@ -16,7 +16,7 @@ from service import tokens
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import read_scope, session_scope
 from service.errors import wants_json
-from service.games.loaded import load_game, lock_loaded_game
+from service.games.loaded import LoadedGame, load_game, lock_loaded_game
 from service.games.move_log import moves_from
 from service.games.preferences import turn_preferences
 from service.games.refusals import (
@@ -26,19 +26,19 @@ from service.games.refusals import (
     WrongSeatError,
 )
 from service.games.rows import GameNotFoundError
-from service.games.seats import checked_seat, seat_for_token, seats_of
+from service.games.seats import checked_seat, seat_for_token
 from service.games.series import leave_series as series_leave
 from service.games.series import series_score, series_version
 from service.games.state import apply_to_locked, load_state, state_at
 from service.links import external_url
-from service.models import Game, GameStatus, Seat, Series, SeriesStatus
+from service.models import GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bounce_notices, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
-from service.present.summaries import computer_plays_now, load_summary
+from service.present.summaries import computer_plays_now, game_summary
 from service.present.template_values import template_values
 from service.present.words import instruction
 from service.reader_time import deadline_left
@@ -95,30 +95,31 @@ def refusal_page(error: Refusal, private_url: str | None) -> Page:
 def private_page(token: str) -> Response | str:
     seat_token = tokens.read_private_token(token)
     with read_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
+        loaded, seat = seat_for_token(session, seat_token)
+        game = loaded.game
         if game.deal is not None:
             assert game.id is not None
-            _, player = seats_of(session, game.id)[seat.letter]
-            bouncing = bouncing_addresses(session, game.id)
+            _, player = loaded.seats[seat.letter]
+            bouncing = bouncing_addresses(session, loaded)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
-                series_version(session, game), computer_plays_now(session, game),
+                series_version(session, game), computer_plays_now(loaded),
                 player.time_zone, deadline_left(game.deadline),
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
                 return unchanged
-            page = render_private_page(session, game, seat, token, bouncing)
+            page = render_private_page(session, loaded, seat, token, bouncing)
             return tagged(make_response(page), etag, PRIVATE)
-        summary = load_summary(session, game)
+        summary = game_summary(loaded)
         assert game.id is not None
         # The first seat created the game. A held invitation: the creator's link comes only by
         # email to their address, so their page may send it.
         creator = seat.letter == engine.FIRST_SEAT
         waits = creator and invitation_waits_for_confirmation(session, game.id)
-        bouncing = bouncing_addresses(session, game.id)
-        undelivered = undelivered_invitations(session, game, bouncing) if creator else []
+        bouncing = bouncing_addresses(session, loaded)
+        undelivered = undelivered_invitations(loaded, bouncing) if creator else []
     return render_template(
         "games/private.html",
         game=summary,
@@ -132,14 +133,17 @@ def private_page(token: str) -> Response | str:
 
 
 def render_private_page(
-    session: Session, game: Game, seat: Seat, token: str, bouncing: list[BouncingAddress]
+    session: Session,
+    loaded: LoadedGame,
+    seat: Seat,
+    token: str,
+    bouncing: list[BouncingAddress],
 ) -> str:
     """The private page of a dealt game, with the seats whose email bounces and the player's
     turn preferences."""
-    assert game.id is not None
-    summary = load_summary(session, game)
-    state = load_state(session, game)
-    _, player = seats_of(session, game.id)[seat.letter]
+    summary = game_summary(loaded)
+    state = load_state(session, loaded)
+    _, player = loaded.seats[seat.letter]
     return render_template(
         "play/private.html",
         game=summary,
@@ -149,7 +153,7 @@ def render_private_page(
         bouncing=bounce_notices(bouncing, seat.letter),
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
-        **template_values(private_page_context(session, game, seat.letter, state)),
+        **template_values(private_page_context(session, loaded, seat.letter, state)),
     )
 
 
@@ -221,8 +225,8 @@ def play(token: str) -> Response | Page:
         ply, moves = _form_moves()
         with session_scope() as session:
             # The game row locked once, by seat_for_token; the moves are applied on it.
-            game, seat = seat_for_token(session, seat_token, lock=True)
-            apply_to_locked(session, game, load_state(session, game), seat.letter, ply, moves)
+            loaded, seat = seat_for_token(session, seat_token, lock=True)
+            apply_to_locked(session, loaded, load_state(session, loaded), seat.letter, ply, moves)
     except (tokens.RevokedTokenError, GameNotFoundError):
         raise
     except Refusal as error:
@@ -235,9 +239,9 @@ def play(token: str) -> Response | Page:
 def resign_page(token: str) -> Page:
     seat_token = tokens.read_private_token(token)
     with read_scope() as session:
-        game, seat = seat_for_token(session, seat_token)
-        summary = load_summary(session, game)
-        ply = game.ply if game.deal is not None else None
+        loaded, seat = seat_for_token(session, seat_token)
+        summary = game_summary(loaded)
+        ply = loaded.game.ply if loaded.game.deal is not None else None
     playing = summary.status == GameStatus.ACTIVE and ply is not None
     page = render_template(
         "play/resign.html", game=summary, seat=seat.letter, token=token, ply=ply, playing=playing
@@ -250,8 +254,9 @@ def leave_series_page(token: str) -> Page:
     """Leaving a series asks once more."""
     seat_token = tokens.read_private_token(token)
     with read_scope() as session:
-        game, _ = seat_for_token(session, seat_token)
-        summary = load_summary(session, game)
+        loaded, _ = seat_for_token(session, seat_token)
+        game = loaded.game
+        summary = game_summary(loaded)
         series = session.get(Series, game.series_id) if game.series_id is not None else None
         playing = series is not None and series.status == SeriesStatus.PLAYING
     page = render_template(
@@ -267,14 +272,17 @@ def leave_series(token: str) -> Response | Page:
     seat_token = tokens.read_private_token(token)
     private_url = url_for("play.private_page", token=token)
     with session_scope() as session:
-        game, seat = seat_for_token(session, seat_token, lock=True)
+        loaded, seat = seat_for_token(session, seat_token, lock=True)
+        game = loaded.game
         if game.series_id is None:
             return refusal_page(NotInSeriesError(), private_url)
         series, left = series_leave(session, game, seat.letter)
         if left and series.public_id is not None:
             url = external_url("history.series_page", public_id=series.public_id)
             latest = series_score(session, series).games[-1]
-            queue_series_left(session, latest, url, left_by=seat.letter)
+            assert latest.id is not None
+            told = loaded if latest.id == loaded.id else load_game(session, latest.id)
+            queue_series_left(session, told, url, left_by=seat.letter)
     return redirect(private_url, code=303)
 
 
@@ -291,20 +299,19 @@ class NotInSeriesError(Refusal):
 
 def _move_link_seat(
     session: Session, move_token: tokens.MoveToken, *, lock: bool = False
-) -> tuple[Game, Seat]:
+) -> tuple[LoadedGame, Seat]:
     # With its seats and latest snapshot: the seat check and the position need no query more.
-    game = (lock_loaded_game if lock else load_game)(session, move_token.game_id).game
-    seat = checked_seat(session, move_token.game_id, move_token.seat, move_token.generation)
-    return game, seat
+    loaded = (lock_loaded_game if lock else load_game)(session, move_token.game_id)
+    return loaded, checked_seat(loaded, move_token.seat, move_token.generation)
 
 
 def _linked_move(
-    session: Session, game: Game, move_token: tokens.MoveToken, index: int
+    session: Session, loaded: LoadedGame, move_token: tokens.MoveToken, index: int
 ) -> tuple[engine.Move, engine.GameState]:
     """The move a link names: legal move ``index`` of its seat at the link's ply, with that
     position. Raises StaleMoveError when the game has not reached that ply, Refusal when the
     index names none."""
-    state = state_at(session, game, move_token.ply)
+    state = state_at(session, loaded, move_token.ply)
     if state is None:
         raise StaleMoveError(move_token.ply, move_token.ply)
     if state.result is not None or state.to_move != move_token.seat:
@@ -323,11 +330,12 @@ def _linked_move(
 def move_link(token: str, index: int) -> Page:
     move_token = tokens.read_move_token(token)
     with read_scope() as session:
-        game, seat = _move_link_seat(session, move_token)
+        loaded, seat = _move_link_seat(session, move_token)
+        game = loaded.game
         assert game.id is not None
         private_url = _private_url(game.id, seat)
         try:
-            move, state = _linked_move(session, game, move_token, index)
+            move, state = _linked_move(session, loaded, move_token, index)
             if game.ply != move_token.ply:
                 # What the log holds at that ply tells a repeat from a merely stale link.
                 (entry,) = moves_from(session, game.id, move_token.ply, move_token.ply + 1)
@@ -338,8 +346,8 @@ def move_link(token: str, index: int) -> Page:
                 raise StaleMoveError(move_token.ply, state.ply)
         except Refusal as error:
             return refusal_page(error, private_url)
-        summary = load_summary(session, game)
-        page_values = template_values(private_page_context(session, game, seat.letter, state))
+        summary = game_summary(loaded)
+        page_values = template_values(private_page_context(session, loaded, seat.letter, state))
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
     page = render_template(
@@ -363,10 +371,11 @@ def play_move_link(token: str, index: int) -> Response | Page:
     private_url = None
     try:
         with session_scope() as session:
-            game, seat = _move_link_seat(session, move_token, lock=True)
+            loaded, seat = _move_link_seat(session, move_token, lock=True)
+            game = loaded.game
             assert game.id is not None
             private_url = _private_url(game.id, seat)
-            move, state = _linked_move(session, game, move_token, index)
+            move, state = _linked_move(session, loaded, move_token, index)
             then = _field("then", required=False)
             if then and (":" in then or then.split()[0].lower() not in TURN_ENDING_WORDS):
                 raise MoveFormError(
@@ -374,9 +383,9 @@ def play_move_link(token: str, index: int) -> Response | Page:
                 )
             moves: list[engine.Move | str] = [move, then] if then else [move]
             # A stale link's position is not the game's: its refusal needs the current one.
-            current = state if state.ply == game.ply else load_state(session, game)
+            current = state if state.ply == game.ply else load_state(session, loaded)
             apply_to_locked(
-                session, game, current, seat.letter, move_token.ply, moves, then_ends_turn=True
+                session, loaded, current, seat.letter, move_token.ply, moves, then_ends_turn=True
             )
     except (tokens.RevokedTokenError, GameNotFoundError):
         raise

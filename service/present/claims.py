@@ -21,6 +21,7 @@ from sqlmodel import Session
 import engine
 from service.game_words import formation_name, formation_value
 from service.games.claim_proofs import formation_from_record, record_of
+from service.games.loaded import LoadedGame
 from service.games.move_log import LogEntry
 from service.games.snapshots import snapshots_up_to
 from service.games.state import state_at
@@ -235,12 +236,13 @@ def claims_now(state: engine.GameState, seat: str) -> dict[int, ClaimExplained]:
 
 
 def claims_in_log(
-    session: Session, game: Game, entries: Sequence[LogEntry]
+    session: Session, loaded: LoadedGame, entries: Sequence[LogEntry]
 ) -> dict[int, ClaimExplained]:
     """The claims among ``entries``, explained, by the entry's ply, in log order: from the
     proof kept with each claim (``service.games.claim_proofs``); a claim logged before proofs
     were kept, from the position just before it (a snapshot and a few moves), kept once
     computed (the log never changes, and a page lists the same claims at every visit)."""
+    game = loaded.game
     claims = [e for e in entries if e.notation.split(":", 1)[-1].strip().startswith("claim ")]
     missing = [
         e for e in claims if e.proof is None and (game.public_id, e.ply, e.notation) not in _KEPT
@@ -251,7 +253,7 @@ def claims_in_log(
         if entry.proof is not None:
             claim: ClaimExplained | None = from_record(entry, game.ruleset)
         else:
-            claim = _claim_at(session, game, entry, before.get(entry.ply))
+            claim = _claim_at(session, loaded, entry, before.get(entry.ply))
         if claim is not None:
             found[entry.ply] = claim
     return found
@@ -318,13 +320,13 @@ def _positions_before(
 
 
 def _claim_at(
-    session: Session, game: Game, entry: LogEntry, before: engine.GameState | None
+    session: Session, loaded: LoadedGame, entry: LogEntry, before: engine.GameState | None
 ) -> ClaimExplained | None:
-    key = (game.public_id, entry.ply, entry.notation)
+    key = (loaded.game.public_id, entry.ply, entry.notation)
     kept, claim = _KEPT.find(key)
     if kept:
         return claim
-    state = before if before is not None else state_at(session, game, entry.ply)
+    state = before if before is not None else state_at(session, loaded, entry.ply)
     claim = None
     if state is not None:
         move = engine.parse_move(entry.notation, state.ruleset)
@@ -368,7 +370,9 @@ _ON_THE_BOARD = (
 )
 
 
-def final_claims(session: Session, game: Game, entries: Sequence[LogEntry]) -> list[ClaimExplained]:
+def final_claims(
+    session: Session, loaded: LoadedGame, entries: Sequence[LogEntry]
+) -> list[ClaimExplained]:
     """The claims of the last turn of ``entries`` (the latest of a finished game's log), the
     last one being the claim that ended the game when it ended on the board, explained."""
     last: list[LogEntry] = []
@@ -376,5 +380,5 @@ def final_claims(session: Session, game: Game, entries: Sequence[LogEntry]) -> l
         if last and entry.seat != last[0].seat:
             break
         last.insert(0, entry)
-    explained = claims_in_log(session, game, last)
+    explained = claims_in_log(session, loaded, last)
     return [explained[entry.ply] for entry in last if entry.ply in explained]

@@ -11,8 +11,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from sqlmodel import Session
 
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame, load_game
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
@@ -37,10 +36,13 @@ class ReminderEmail:
     private_url: str
 
 
-def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> OutboxMessage | None:
+def queue_reminder(
+    session: Session, loaded: LoadedGame, seat: str, now: datetime
+) -> OutboxMessage | None:
     """Remind the player to move of the deadline."""
+    game = loaded.game
     assert game.id is not None and game.deadline is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     seat_row, player = seats[seat]
     names = names_of(seats)
     deadline = game.deadline
@@ -56,7 +58,7 @@ def queue_reminder(session: Session, game: Game, seat: str, now: datetime) -> Ou
             vacation_left=vacation_left(game, seat_row),
             private_url=private_page_url(seat_row),
         ),
-        game=game,
+        game=loaded,
     )
 
 
@@ -72,10 +74,11 @@ class RunningLateEmail:
     private_url: str
 
 
-def queue_running_late(session: Session, game: Game, late_seat: str) -> list[OutboxMessage]:
+def queue_running_late(session: Session, loaded: LoadedGame, late_seat: str) -> list[OutboxMessage]:
     """Tell the others that ``late_seat``, the player to move, runs late."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     late_row, late_player = seats[late_seat]
 
     def running_late(seat_row: Seat) -> RunningLateEmail:
@@ -88,7 +91,7 @@ def queue_running_late(session: Session, game: Game, late_seat: str) -> list[Out
         )
 
     recipients = [(row, player) for s, (row, player) in seats.items() if s != late_seat]
-    return queue_to_each(session, MailKind.RUNNING_LATE, recipients, running_late, game=game)
+    return queue_to_each(session, MailKind.RUNNING_LATE, recipients, running_late, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +111,13 @@ class TimeoutNotice:
 
 
 def queue_timeout_notices(
-    session: Session, game: Game, late_seat: str, *, days_used: int, lost: bool
+    session: Session, loaded: LoadedGame, late_seat: str, *, days_used: int, lost: bool
 ) -> list[OutboxMessage]:
     """Tell both players that ``late_seat`` passed a deadline: ``days_used`` vacation days were
     used (and the new deadline), or, with none left, that the player lost on time."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
     late_row = seats[late_seat][0]
 
@@ -138,7 +142,7 @@ def queue_timeout_notices(
 
     recipients = [(letter, player) for letter, (_row, player) in sorted(seats.items())]
     return queue_to_each(
-        session, MailKind.TIMEOUT_NOTICE, recipients, notice, game=game, subject_for=subject
+        session, MailKind.TIMEOUT_NOTICE, recipients, notice, game=loaded, subject_for=subject
     )
 
 
@@ -169,12 +173,13 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
     for listed in player_games(session, player):
         if listed.status != GameStatus.ACTIVE:
             continue
-        game = get_game(session, listed.game_number)
+        loaded = load_game(session, listed.game_number)
+        game = loaded.game
         assert game.id is not None
         # The player may unsubscribe and undo at will: their opponents hear of it once a day.
         recipients = [
             ((letter, seat_row), other)
-            for letter, (seat_row, other) in seats_of(session, game.id).items()
+            for letter, (seat_row, other) in loaded.seats.items()
             if other.id != player_id
             and other.id is not None
             and first_today(session, MailKind.SEAT_UNREACHABLE, other.id, game.id)
@@ -194,6 +199,6 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
             )
 
         queued += queue_to_each(
-            session, MailKind.SEAT_UNREACHABLE, recipients, unreachable, game=game
+            session, MailKind.SEAT_UNREACHABLE, recipients, unreachable, game=loaded
         )
     return queued

@@ -17,8 +17,8 @@ from sqlmodel import Session
 import engine
 from service import tokens
 from service.game_words import lazy_ruleset_title, ruleset_title
+from service.games.loaded import LoadedGame
 from service.games.records import cut_words
-from service.games.seats import seats_of
 from service.games.series import score_of_game, series_goal
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
@@ -80,13 +80,14 @@ class ConfirmationEmail:
     sign_in_url: str
 
 
-def queue_confirmation(session: Session, game: Game) -> OutboxMessage | None:
-    """Ask the address given as the creator's (seat A) of ``game`` to send its invitations: the
+def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | None:
+    """Ask the address given as the creator's (seat A) of the game to send its invitations: the
     link is seat A's private page, where a button sends them. Also the owner's sign-in link
     ("my games"), so that the next game needs no confirmation. The subject carries no text
     that the form's sender typed."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     seat_a, creator = seats[engine.FIRST_SEAT]
     invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
@@ -121,14 +122,15 @@ class InvitationEmail:
 
 
 def queue_invitations(
-    session: Session, game: Game, *, rematch_of: int | None = None
+    session: Session, loaded: LoadedGame, *, rematch_of: int | None = None
 ) -> list[OutboxMessage]:
     """Invite every seat but the creator's, each with its own accept and decline links (to the
     pages that show a button), its private page, and a link to refuse every future invitation.
     With three players each is told who else is invited; a rematch names the game it plays
     again (``rematch_of``)."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
     invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
@@ -147,7 +149,7 @@ def queue_invitations(
         )
 
     recipients = [(letter, seats[letter][1]) for letter in invited]
-    return queue_to_each(session, MailKind.INVITATION, recipients, invitation, game=game)
+    return queue_to_each(session, MailKind.INVITATION, recipients, invitation, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +174,12 @@ class GameStartedEmail:
     private_url: str
 
 
-def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
+def queue_game_started(session: Session, loaded: LoadedGame) -> list[OutboxMessage]:
     """Tell every player the game is dealt: the cut (R2), who begins, the seed commitment (R3).
     A later game of a series (dealt when the one before ended) says which game of it it is."""
+    game = loaded.game
     assert game.id is not None and game.deal is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     score = score_of_game(session, game)
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
     names = names_of(seats)
@@ -201,7 +204,7 @@ def queue_game_started(session: Session, game: Game) -> list[OutboxMessage]:
         )
 
     recipients = [(letter, player) for letter, (_seat, player) in sorted(seats.items())]
-    return queue_to_each(session, MailKind.GAME_STARTED, recipients, dealt, game=game)
+    return queue_to_each(session, MailKind.GAME_STARTED, recipients, dealt, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,11 +221,14 @@ class GameCancelledEmail:
     new_game_url: str
 
 
-def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> list[OutboxMessage]:
+def queue_game_cancelled(
+    session: Session, loaded: LoadedGame, *, declined_by: str
+) -> list[OutboxMessage]:
     """Tell every seat but ``declined_by`` that it declined: the game is cancelled for all and
     nothing was dealt (the seed stays secret: no card of it was ever shown)."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
 
     def cancelled(letter: str) -> GameCancelledEmail:
@@ -240,7 +246,7 @@ def queue_game_cancelled(session: Session, game: Game, *, declined_by: str) -> l
         )
 
     recipients = [(s, player) for s, (_seat, player) in seats.items() if s != declined_by]
-    return queue_to_each(session, MailKind.GAME_CANCELLED, recipients, cancelled, game=game)
+    return queue_to_each(session, MailKind.GAME_CANCELLED, recipients, cancelled, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,12 +262,13 @@ class SeriesLeftEmail:
 
 
 def queue_series_left(
-    session: Session, game: Game, series_url: str, *, left_by: str
+    session: Session, loaded: LoadedGame, series_url: str, *, left_by: str
 ) -> list[OutboxMessage]:
-    """Tell every seat but ``left_by`` that it left the series of ``game``: the game being
+    """Tell every seat but ``left_by`` that it left the series of the game: the game being
     played goes on and is the series' last."""
+    game = loaded.game
     assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
 
     def left(letter: str) -> SeriesLeftEmail:
@@ -274,7 +281,7 @@ def queue_series_left(
         )
 
     recipients = [(s, player) for s, (_seat, player) in seats.items() if s != left_by]
-    return queue_to_each(session, MailKind.SERIES_LEFT, recipients, left, game=game)
+    return queue_to_each(session, MailKind.SERIES_LEFT, recipients, left, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,10 @@ from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.move_log import LogEntry, moves_from
-from service.games.seats import seats_of
 from service.links import private_page_url
-from service.models import Game, Seat
+from service.models import Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.board import board_of
@@ -54,7 +54,7 @@ OTHERS_TURNS_ENTRIES = 60
 
 def others_turns(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     seat: str,
     names: Mapping[str, str],
@@ -65,9 +65,10 @@ def others_turns(
     reads why). The claims made for ``seat`` at this start are left out (said apart).
     ``entries``: the last ``OTHERS_TURNS_ENTRIES`` of the log up to ``state``, when the caller
     has read them."""
-    assert game.id is not None
     if entries is None:
-        entries = moves_from(session, game.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply)
+        entries = moves_from(
+            session, loaded.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
+        )
     rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
     groups = by_turn(rows)
     while groups and groups[-1].seat == seat:
@@ -77,7 +78,7 @@ def others_turns(
         start -= 1
     turns = groups[start:]
     wanted = {row.number - 1 for group in turns for row in group.rows}
-    claims = claims_in_log(session, game, [e for e in entries if e.ply in wanted])
+    claims = claims_in_log(session, loaded, [e for e in entries if e.ply in wanted])
     return [
         dataclasses.replace(
             group, rows=tuple(_in_lines(row, claims, names, seat) for row in group.rows)
@@ -144,28 +145,27 @@ class YourTurnEmail:
 
 def queue_your_turn(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     *,
     claims_made: Sequence[MadeClaim] = (),
     automatic_claims: bool = True,
 ) -> OutboxMessage | None:
     """Tell the player to move that it is their turn."""
-    assert game.id is not None and state.result is None
-    seat = state.to_move
-    seat_row, player = seats_of(session, game.id)[seat]
+    assert state.result is None
+    seat_row, player = loaded.seats[state.to_move]
     return queue_to(
         session,
         MailKind.YOUR_TURN,
         player,
-        lambda: your_turn_email(session, game, state, seat_row, claims_made, automatic_claims),
-        game=game,
+        lambda: your_turn_email(session, loaded, state, seat_row, claims_made, automatic_claims),
+        game=loaded,
     )
 
 
 def your_turn_email(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     seat_row: Seat,
     claims_made: Sequence[MadeClaim],
@@ -173,8 +173,9 @@ def your_turn_email(
 ) -> YourTurnEmail:
     """What the "your turn" email shows to ``seat_row``, the seat to move, in the current
     language."""
+    game = loaded.game
     seat = seat_row.letter
-    names = seat_names(session, game)
+    names = seat_names(loaded)
     seen = engine.player_view(state, seat)
     opponents = in_words([names[s] for s in seen.opponents])
     advanced = not seen.claims_after_play
@@ -199,7 +200,7 @@ def your_turn_email(
         else _("Since your last turn (%(names)s)", names=opponents),
         opponents=tuple(Opponent(names[s], seen.flags_held[s]) for s in seen.opponents),
         turn=state.turn,
-        others_turns=tuple(others_turns(session, game, state, seat, names)),
+        others_turns=tuple(others_turns(session, loaded, state, seat, names)),
         claims_made=tuple(
             claim_lines(c.flag, c.reason, c.explained, names, seat, ruleset) for c in claims_made
         ),

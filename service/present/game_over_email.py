@@ -11,10 +11,9 @@ from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
+from service.games.loaded import LoadedGame
 from service.games.move_log import moves_from
-from service.games.seats import seats_of
 from service.links import external_url, private_page_url
-from service.models import Game
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.board import board_of
@@ -130,16 +129,17 @@ class GameOverEmail:
 
 def queue_game_over(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     *,
-    following: Game | None = None,
+    following: LoadedGame | None = None,
 ) -> list[OutboxMessage]:
     """Tell every player the result. In a series: its score, and the next game (``following``,
     dealt already) or the series' end."""
+    game = loaded.game
     assert game.id is not None and state.result is not None
     result = state.result
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     names = names_of(seats)
     seen = engine.spectator_view(state)
     points = engine.series_points(state)
@@ -152,7 +152,7 @@ def queue_game_over(
     # the last turn, the one that ended the game among them, and why each held.
     recent = moves_from(session, game.id, max(0, state.ply - 12), state.ply)
     leaver = recent[-1].seat if recent else None
-    ending = final_claims(session, game, recent)
+    ending = final_claims(session, loaded, recent)
     deciding = deciding_flags(seen, result)
     seed = game.seed
     assert seed is not None
@@ -189,7 +189,7 @@ def queue_game_over(
             play_again_with=in_words([other.display_name for other in others]),
             players_text=in_words(list(names.values())),
             private_url=private_page_url(seat_row),
-            series=series_end(session, game, following, letter),
+            series=series_end(session, loaded, following, letter),
         )
 
     def subject(letter: str) -> str:
@@ -199,21 +199,23 @@ def queue_game_over(
 
     recipients = [(letter, player) for letter, (_seat, player) in seats.items()]
     return queue_to_each(
-        session, MailKind.GAME_OVER, recipients, game_over, game=game, subject_for=subject
+        session, MailKind.GAME_OVER, recipients, game_over, game=loaded, subject_for=subject
     )
 
 
-def series_end(session: Session, game: Game, following: Game | None, seat: str) -> SeriesEnd | None:
+def series_end(
+    session: Session, loaded: LoadedGame, following: LoadedGame | None, seat: str
+) -> SeriesEnd | None:
     """What ``seat``'s game-over email says of the series the game belongs to (None: a single
     game)."""
-    facts = series_facts(session, game)
+    facts = series_facts(session, loaded)
     if facts is None:
         return None
     next_url = first_name = None
-    if following is not None and following.id is not None and following.deal is not None:
-        next_seat = seats_of(session, following.id).get(seat)
+    if following is not None and following.game.deal is not None:
+        next_seat = following.seats.get(seat)
         next_url = private_page_url(next_seat[0]) if next_seat is not None else None
-        first_name = facts.names.get(following.deal["first"])
+        first_name = facts.names.get(following.game.deal["first"])
     return SeriesEnd(
         number=facts.score.finished_games,
         goal=facts.goal,

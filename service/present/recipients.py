@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sqlmodel import Session
 
+from service.games.loaded import LoadedGame
 from service.i18n import recipient_language
-from service.models import Game, Player
+from service.models import Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import queue_email
@@ -30,7 +31,7 @@ def queue_to_each(
     recipients: Iterable[tuple[Whom, Player]],
     email_for: Callable[[Whom], DataclassInstance],
     *,
-    game: Game | None = None,
+    game: LoadedGame | None = None,
     subject_for: Callable[[Whom], str] | None = None,
 ) -> list[OutboxMessage]:
     """Queue an email of ``kind`` to each player of ``recipients``, its frozen value
@@ -58,7 +59,7 @@ def queue_to(
     player: Player,
     email: Callable[[], DataclassInstance],
     *,
-    game: Game | None = None,
+    game: LoadedGame | None = None,
     subject: Callable[[], str] | None = None,
 ) -> OutboxMessage | None:
     """``queue_to_each`` for one player: the row queued, or None."""

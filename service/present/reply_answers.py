@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 import engine
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame
 from service.links import private_page_url
 from service.models import Game
 from service.outbox.kinds import MailKind
@@ -210,10 +210,9 @@ def reading_rows(reading: Reading | None) -> tuple[ReadingRow, ...]:
     )
 
 
-def turn_now(session: Session, game: Game, state: engine.GameState, seat: str) -> TurnNow:
+def turn_now(loaded: LoadedGame, state: engine.GameState, seat: str) -> TurnNow:
     """Where ``state`` leaves ``seat``: over, their turn (with the codes), or whose turn."""
-    assert game.id is not None
-    seats = seats_of(session, game.id)
+    seats = loaded.seats
     seat_row = seats[seat][0]
     names = {letter: player.display_name for letter, (_seat, player) in seats.items()}
     over = state.result is not None
@@ -250,7 +249,7 @@ def played_rows(
 
 def queue_receipt(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState,
     seat: str,
     moves: Sequence[engine.Move],
@@ -262,8 +261,7 @@ def queue_receipt(
     """Tell the player their reply was played: the moves (``moves``, made from ``before``),
     each draw with the card drawn, what was passed over (``notes``: a claim of a flag already
     theirs), the hand now, then what comes next in ``state`` (the position after them)."""
-    assert game.id is not None
-    player = seats_of(session, game.id)[seat][1]
+    player = loaded.seats[seat][1]
     hand = tuple(engine.player_view(state, seat).hand)
     receipt = ReceiptEmail(
         played=played_rows(before, seat, moves),
@@ -273,15 +271,20 @@ def queue_receipt(
             wrap(_("Your hand now: %(cards)s", cards=" ".join(hand) or _("no cards")), "", "  ")
         ),
     )
-    context = template_values(game, turn_now(session, game, state, seat), receipt)
+    context = template_values(loaded.game, turn_now(loaded, state, seat), receipt)
     return queue_email(
-        session, MailKind.REPLY_RECEIPT, player, game=game, context=context, in_reply_to=in_reply_to
+        session,
+        MailKind.REPLY_RECEIPT,
+        player,
+        game=loaded,
+        context=context,
+        in_reply_to=in_reply_to,
     )
 
 
 def queue_refusal(
     session: Session,
-    game: Game,
+    loaded: LoadedGame,
     state: engine.GameState | None,
     seat: str,
     *,
@@ -293,33 +296,36 @@ def queue_refusal(
     """Tell the player their reply was not played: what was read (``written``, part by part in
     ``reading``), ``reason``, and the moves possible now (``state``: the game as it is; None
     before the deal). Nothing was changed."""
-    assert game.id is not None
-    seat_row, player = seats_of(session, game.id)[seat]
+    seat_row, player = loaded.seats[seat]
     if state is None:
         turn = TurnNow(private_url=private_page_url(seat_row))
     else:
-        turn = turn_now(session, game, state, seat)
+        turn = turn_now(loaded, state, seat)
     refusal = RefusalEmail(
         reason=reason,
         written=written.strip()[:500],
         parts=reading_rows(reading),
         ignored=reading.ignored if reading is not None else (),
     )
-    context = template_values(game, turn, refusal)
+    context = template_values(loaded.game, turn, refusal)
     return queue_email(
-        session, MailKind.REPLY_REFUSED, player, game=game, context=context, in_reply_to=in_reply_to
+        session,
+        MailKind.REPLY_REFUSED,
+        player,
+        game=loaded,
+        context=context,
+        in_reply_to=in_reply_to,
     )
 
 
 def queue_other_sender(
-    session: Session, game: Game, seat: str, sender: str
+    session: Session, loaded: LoadedGame, seat: str, sender: str
 ) -> OutboxMessage | None:
     """Tell a seat's own address that an email with its reply address came from ``sender`` (a
     checked address) and was not played."""
-    assert game.id is not None
-    seat_row, player = seats_of(session, game.id)[seat]
+    seat_row, player = loaded.seats[seat]
     note = OtherSenderEmail(
         sender=sender, own_address=player.email, private_url=private_page_url(seat_row)
     )
-    context = template_values(game, note)
-    return queue_email(session, MailKind.REPLY_OTHER_SENDER, player, game=game, context=context)
+    context = template_values(loaded.game, note)
+    return queue_email(session, MailKind.REPLY_OTHER_SENDER, player, game=loaded, context=context)

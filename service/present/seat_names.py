@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from flask_babel import gettext
-from sqlmodel import Session
 
 import engine
-from service.games.seats import seats_of
+from service.games.loaded import LoadedGame
 from service.models import Game, Player, Seat
 
 SeatNames = engine.FrozenMap[str, str]
@@ -21,10 +20,9 @@ def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:
     return engine.FrozenMap((letter, player.display_name) for letter, (_, player) in seats.items())
 
 
-def seat_names(session: Session, game: Game) -> SeatNames:
-    """The display names of ``game``'s seats (its seats read once per session)."""
-    assert game.id is not None
-    return names_of(seats_of(session, game.id))
+def seat_names(loaded: LoadedGame) -> SeatNames:
+    """The display names of a loaded game's seats."""
+    return names_of(loaded.seats)
 
 
 def seat_labels(seats: Iterable[str], names: Mapping[str, str], reader: str | None) -> SeatNames:

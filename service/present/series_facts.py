@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
+from service.games.loaded import LoadedGame
 from service.games.series import SeriesScore, score_of_game, series_goal
-from service.models import Game
 from service.present.seat_names import SeatNames, seat_names
 
 
@@ -42,9 +42,9 @@ class SeriesFacts:
         return self.names.get(left_by) if left_by else None
 
 
-def series_facts(session: Session, game: Game) -> SeriesFacts | None:
-    """The facts of the series ``game`` belongs to (None: a single game)."""
-    score = score_of_game(session, game)
+def series_facts(session: Session, loaded: LoadedGame) -> SeriesFacts | None:
+    """The facts of the series the game belongs to (None: a single game)."""
+    score = score_of_game(session, loaded.game)
     if score is None:
         return None
-    return SeriesFacts(score, seat_names(session, game), series_goal(score.series))
+    return SeriesFacts(score, seat_names(loaded), series_goal(score.series))

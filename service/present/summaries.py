@@ -16,8 +16,9 @@ import engine
 from service import clock
 from service.game_words import in_words as in_words  # re-exported: emails name lists with it
 from service.game_words import ruleset_title
+from service.games.loaded import LoadedGame
 from service.games.records import cut_words
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
@@ -60,10 +61,9 @@ class GameSummary:
     """When the computer to move plays, in words (a computer has no deadline to show)."""
 
 
-def load_summary(session: Session, game: Game) -> GameSummary:
-    """The public summary of a game, loading its seats."""
-    assert game.id is not None
-    return public_summary(game, seats_of(session, game.id))
+def game_summary(loaded: LoadedGame) -> GameSummary:
+    """The public summary of a loaded game."""
+    return public_summary(loaded.game, loaded.seats)
 
 
 def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> GameSummary:
@@ -103,10 +103,9 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
     )
 
 
-def computer_plays_now(session: Session, game: Game) -> str | None:
-    """``computer_plays`` now, for a page's ETag (the seats come from the session's cache)."""
-    assert game.id is not None
-    return computer_plays(game, seats_of(session, game.id), clock.now())
+def computer_plays_now(loaded: LoadedGame) -> str | None:
+    """``computer_plays`` now, for a page's ETag."""
+    return computer_plays(loaded.game, loaded.seats, clock.now())
 
 
 def computer_plays(
@@ -157,13 +156,14 @@ class SeriesNote:
     score: str
 
 
-def series_note(session: Session, game: Game, seat: str | None = None) -> SeriesNote | None:
+def series_note(session: Session, loaded: LoadedGame, seat: str | None = None) -> SeriesNote | None:
     """What a game's pages say of its series: its page, the score, whether it is still played
     (None for a single game); on ``seat``'s private page, its link to the series' latest game
     when that is another."""
-    facts = series_facts(session, game)
+    facts = series_facts(session, loaded)
     if facts is None:
         return None
+    game = loaded.game
     score = facts.score
     return SeriesNote(
         number=[g.id for g in score.games].index(game.id) + 1,
@@ -177,4 +177,4 @@ def series_note(session: Session, game: Game, seat: str | None = None) -> Series
 def _latest_game_url(session: Session, latest: Game, game: Game, seat: str | None) -> str | None:
     if seat is None or latest.id is None or latest.id == game.id:
         return None
-    return private_page_url(seats_of(session, latest.id)[seat][0])
+    return private_page_url(read_seats(session, latest.id)[seat].seat)

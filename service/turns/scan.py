@@ -28,7 +28,7 @@ import engine
 from service import clock
 from service.after_commit import publish_after_commit
 from service.db import session_scope
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import LoadedGame, lock_loaded_game
 from service.games.state import apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
 from service.present import deadline_emails
@@ -171,10 +171,10 @@ def check_game(game_id: int, now: datetime) -> Checked:
         game = loaded.game
         if game.status != GameStatus.ACTIVE or game.deadline is None or game.next_check_at is None:
             return Checked.NOTHING
-        state = load_state(session, game)
+        state = load_state(session, loaded)
         seat_row, player = loaded.seats[state.to_move]
         if player.computer is None:
-            return _check_person(session, game, state, seat_row, now)
+            return _check_person(session, loaded, state, seat_row, now)
         computer_turn = game.current_turn
         game.next_check_at = None  # start_turn sets it again if the delay is not over
         session.add(game)
@@ -183,9 +183,10 @@ def check_game(game_id: int, now: datetime) -> Checked:
 
 
 def _check_person(
-    session: Session, game: Game, state: engine.GameState, seat_row: Seat, now: datetime
+    session: Session, loaded: LoadedGame, state: engine.GameState, seat_row: Seat, now: datetime
 ) -> Checked:
     """``check_game`` of a person's turn, with the game locked."""
+    game = loaded.game
     lead = reminder_lead()
     done = Checked.NOTHING
     seat = state.to_move
@@ -207,21 +208,25 @@ def _check_person(
         # The vacation notice tells both players; no separate "running late" note this turn.
         game.late_notice_sent = True
         session.add(seat_row)
-        deadline_emails.queue_timeout_notices(session, game, seat, days_used=days_used, lost=False)
+        deadline_emails.queue_timeout_notices(
+            session, loaded, seat, days_used=days_used, lost=False
+        )
         done = Checked.VACATION
     if due is Due.TIMEOUT:
-        deadline_emails.queue_timeout_notices(session, game, seat, days_used=0, lost=True)
+        deadline_emails.queue_timeout_notices(session, loaded, seat, days_used=0, lost=True)
         # The move listener sends the game-over emails and clears next_check_at.
-        apply_to_locked(session, game, state, seat, state.ply, ["timeout"], now=now, by_server=True)
+        apply_to_locked(
+            session, loaded, state, seat, state.ply, ["timeout"], now=now, by_server=True
+        )
         return Checked.TIMED_OUT
     if due is not None:
-        deadline_emails.queue_reminder(session, game, seat, now)
+        deadline_emails.queue_reminder(session, loaded, seat, now)
         turn = mark_sent(turn, due, now, lead)
         game.reminders_sent = sorted(d.value for d in turn.reminders_sent)
         game.last_reminder_at = now
         done = Checked.REMINDED
     if not game.late_notice_sent and late_moment(turn, lead) <= now < turn.deadline:
-        deadline_emails.queue_running_late(session, game, seat)
+        deadline_emails.queue_running_late(session, loaded, seat)
         game.late_notice_sent = True
         done = Checked.TOLD_LATE
     after = next_check(turn, lead, late_told=game.late_notice_sent)

@@ -23,9 +23,8 @@ from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
 from service.db import session_scope
 from service.games.computer import computer_due, play_computer_turn
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import LoadedGame, lock_loaded_game
 from service.games.preferences import turn_preferences
-from service.games.seats import seats_of
 from service.games.series import continue_series
 from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
@@ -82,17 +81,18 @@ def turn_clock(game: Game, vacation_days_left: int) -> TurnClock:
     )
 
 
-def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
+def begin_turn(session: Session, loaded: LoadedGame, turn: int, seat: str) -> None:
     """``seat``'s turn began: reset its clock and queue its start after the commit. Call with
     the game locked, after its deadline was set for this turn (``apply_moves`` / the deal do
     that). A computer's turn has no reminders: it is looked at when its delay is over."""
+    game = loaded.game
     assert game.id is not None and game.deadline is not None
     game.current_turn = turn
     # The deadline was just set to the turn's start plus the days per move.
     game.turn_started_at = game.deadline - game.days_per_move * clock.game_day()
     game.reminders_sent = []
     game.late_notice_sent = False
-    if seats_of(session, game.id)[seat][1].computer is not None:
+    if loaded.seats[seat].player.computer is not None:
         game.next_check_at = computer_due(game)
         note_for_commit(session, PENDING_KEY, (game.id, turn, COMPUTER_TURN_TASK))
     else:
@@ -103,22 +103,23 @@ def begin_turn(session: Session, game: Game, turn: int, seat: str) -> None:
 
 
 def on_moves(
-    session: Session, game: Game, state: engine.GameState, events: list[engine.Event]
+    session: Session, loaded: LoadedGame, state: engine.GameState, events: list[engine.Event]
 ) -> None:
     """The move listener: a finished game gets its game-over emails; a new turn its start."""
+    game = loaded.game
     if state.result is not None:
         game.next_check_at = None
         session.add(game)
         # In a series the next game is dealt now, in the same transaction, so that the game-over
         # email can give its link (and its first turn starts like any other).
-        following = continue_series(session, game, state, clock.now())
-        queue_game_over(session, game, state, following=following)
+        following = continue_series(session, loaded, state, clock.now())
+        queue_game_over(session, loaded, state, following=following)
         if following is not None:
             queue_game_started(session, following)
         return
     turns = [event for event in events if isinstance(event, engine.TurnStarted)]
     if turns:
-        begin_turn(session, game, turns[-1].turn, turns[-1].seat)
+        begin_turn(session, loaded, turns[-1].turn, turns[-1].seat)
 
 
 def start_turn(game_id: int, turn: int) -> Started:
@@ -133,7 +134,7 @@ def start_turn(game_id: int, turn: int) -> Started:
             return Started.ALREADY
         if game.status != GameStatus.ACTIVE:
             return Started.STALE
-        state = load_state(session, game)
+        state = load_state(session, loaded)
         if state.result is not None or state.turn != turn:
             game.turn_notified = max(game.turn_notified, turn)
             session.add(game)
@@ -141,7 +142,7 @@ def start_turn(game_id: int, turn: int) -> Started:
         seat = state.to_move
         seat_row, player = loaded.seats[seat]
         if player.computer is not None:
-            return _computer_turn(session, game, state, player.computer, now)
+            return _computer_turn(session, loaded, state, player.computer, now)
         chosen = turn_preferences(player, seat_row)
         made: list[MadeClaim] = []
         if chosen.automatic_claims:
@@ -150,7 +151,7 @@ def start_turn(game_id: int, turn: int) -> Started:
                 # Each proof in fields, for the emails that say why (claims change no proof).
                 proofs = claims_now(state, seat)
                 state, events = apply_to_locked(
-                    session, game, state, seat, state.ply, claims, now=now
+                    session, loaded, state, seat, state.ply, claims, now=now
                 )
                 made = [
                     MadeClaim(flag=e.flag, reason=e.reason, explained=proofs.get(e.flag))
@@ -161,16 +162,17 @@ def start_turn(game_id: int, turn: int) -> Started:
         session.add(game)
         if state.result is None and not chosen.digest:
             queue_your_turn(
-                session, game, state, claims_made=made, automatic_claims=chosen.automatic_claims
+                session, loaded, state, claims_made=made, automatic_claims=chosen.automatic_claims
             )
     return Started.STARTED
 
 
 def _computer_turn(
-    session: Session, game: Game, state: engine.GameState, level: str, now: datetime
+    session: Session, loaded: LoadedGame, state: engine.GameState, level: str, now: datetime
 ) -> Started:
     """A computer seat plays its turn once its delay is over (in the same locked transaction
     that records the turn as started: run twice, it plays once)."""
+    game = loaded.game
     due = computer_due(game)
     if now < due:
         game.next_check_at = due
@@ -180,7 +182,7 @@ def _computer_turn(
     game.turn_notified = state.turn
     game.next_check_at = None
     session.add(game)
-    play_computer_turn(session, game, state, state.to_move, level, now)
+    play_computer_turn(session, loaded, state, state.to_move, level, now)
     return Started.STARTED
 
 

@@ -21,7 +21,7 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.inbound.receive import Outcome, receive
 from service.models import Series
 from service.outbox import MailKind
@@ -161,7 +161,7 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
     # and the end (by resignation).
     waiting = "B" if state_of(app, game_id).to_move == "A" else "A"
     with app.app_context(), session_scope() as session:
-        waiter = seats_of(session, game_id)[waiting][1].id
+        waiter = read_seats(session, game_id)[waiting][1].id
         assert waiter is not None
         mark_bouncing(session, waiter, "550 5.1.1 no such user")
     with app.app_context(), session_scope() as session:
@@ -263,7 +263,7 @@ def check_the_board_reads_as_it_shows(
     seen = engine.spectator_view(state)
     flag = next(f for f in seen.flags if f.cards[mover])
     with audit.server.app.app_context(), session_scope() as session:
-        name = seats_of(session, game_id)[mover][1].display_name
+        name = read_seats(session, game_id)[mover][1].display_name
     page = audit.page
     page.goto(audit.server.url + url)
     tree = page.locator("ol.line > li").nth(flag.number - 1).aria_snapshot()

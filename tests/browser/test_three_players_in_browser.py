@@ -34,6 +34,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, exp
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.players import find_or_add_player
 from service.games.rows import get_game
 from service.games.state import load_state
@@ -98,7 +99,7 @@ def three_shots() -> Shots:
 
 def state_of(server: LiveServer, game_id: int) -> engine.GameState:
     with server.app.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 def labels_of(codes: list[str]) -> list[str]:

@@ -17,9 +17,10 @@ from sqlmodel import col, select
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.state import load_state
-from service.models import Game, InboundMessage
+from service.models import InboundMessage
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.worker.turn_games import create_confirm_accept
@@ -86,9 +87,9 @@ class Position:
 
 def position(app: Flask, game_id: int) -> Position:
     with app.app_context(), session_scope() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        state = load_state(session, game)
+        loaded = load_game(session, game_id)
+        game = loaded.game
+        state = load_state(session, loaded)
         log = tuple(e.notation for e in move_log(session, game_id))
         return Position(game_id, game.ply, state.to_move, state, log, game.status)
 

@@ -20,8 +20,8 @@ from sqlmodel import SQLModel
 
 from service import tokens
 from service.db import get_engine, session_scope
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import load_game
+from service.games.seats import read_seats
 from service.games.state import load_state
 from service.outbox.signed import MailPurpose, make_token
 from tests.service.conftest import VALID_FORM, make_test_app
@@ -299,8 +299,8 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
     game = create_and_accept(app, client)
     client.post("/me/sign-out")
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game["id"]))
-        seats = seats_of(session, game["id"])
+        state = load_state(session, load_game(session, game["id"]))
+        seats = read_seats(session, game["id"])
         alice = seats["A"][1]
         assert alice.id is not None
         to_move, waiting = state.to_move, "B" if state.to_move == "A" else "A"

@@ -16,8 +16,8 @@ from sqlmodel import col, update
 import engine
 from service.db import session_scope
 from service.games.claim_proofs import proof_record
+from service.games.loaded import load_game
 from service.games.move_log import LogEntry, move_log
-from service.games.rows import get_game
 from service.games.state import apply_moves, load_state, state_at
 from service.kept import Kept
 from service.models import MoveEntry
@@ -30,7 +30,7 @@ def play_with_claims(app: Flask, game_id: int, rng: random.Random) -> engine.Gam
     """Random legal moves through the service, claiming whatever can be claimed, to the end."""
     for _ in range(2000):
         with app.app_context(), session_scope() as session:
-            state = load_state(session, get_game(session, game_id))
+            state = load_state(session, load_game(session, game_id))
             if state.result is not None:
                 return state
             moves = engine.legal_moves(state)
@@ -49,7 +49,7 @@ def test_every_claim_is_kept_with_what_a_replay_says_of_it(
     final = play_with_claims(app, game["id"], random.Random(ruleset))
     assert final.result is not None
     with app.app_context(), session_scope() as session:
-        row = get_game(session, game["id"])
+        row = load_game(session, game["id"])
         entries = move_log(session, game["id"])
         claims = [e for e in entries if " claim " in f" {e.notation} "]
         assert claims, "random movers that claim what they can make claims"
@@ -61,7 +61,7 @@ def test_every_claim_is_kept_with_what_a_replay_says_of_it(
             move = engine.parse_move(entry.notation, before.ruleset)
             assert move.flag is not None
             replayed = claim_words.claims_now(before, move.seat)[move.flag]
-            assert claim_words.from_record(entry, row.ruleset) == replayed
+            assert claim_words.from_record(entry, row.game.ruleset) == replayed
 
 
 def without_link_times(html: str) -> str:

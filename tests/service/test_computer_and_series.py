@@ -18,9 +18,10 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, computer_email
+from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.series import series_score
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import FormError, parse_new_game
@@ -54,13 +55,13 @@ def play_people(app: Flask, game_id: int, rng: random.Random, *, limit: int = 40
     with app.app_context():
         for _ in range(limit):
             with session_scope() as session:
-                game = get_game(session, game_id)
-                if game.status != GameStatus.ACTIVE:
-                    return game
-                state = load_state(session, game)
+                loaded = load_game(session, game_id)
+                if loaded.game.status != GameStatus.ACTIVE:
+                    return loaded.game
+                state = load_state(session, loaded)
                 seat = state.to_move
                 assert seat is not None
-                _, player = seats_of(session, game_id)[seat]
+                _, player = loaded.seats[seat]
                 assert player.computer is None, "the computer's turn was not played"
                 move = rng.choice(engine.legal_moves(state))
                 apply_moves(session, game_id, seat, state.ply, [move])
@@ -86,7 +87,7 @@ def test_a_game_against_the_computer_is_dealt_at_once_and_played_to_its_end(app:
     game = play_people(app, game_id, random.Random(1))
     assert game.status == GameStatus.FINISHED
     with app.app_context(), session_scope() as session:
-        seats = seats_of(session, game_id)
+        seats = read_seats(session, game_id)
         assert seats["B"][1].computer == "normal"
         assert seats["B"][0].accepted
         log = move_log(session, game_id)
@@ -108,7 +109,7 @@ def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
         if ruleset.endswith("3p"):
             # Carol is invited; the computer is in already.
             assert game.status == GameStatus.INVITED
-            seats = seats_of(session, game_id)
+            seats = read_seats(session, game_id)
             assert seats["B"][0].accepted and not seats["C"][0].accepted
             token = tokens.SeatToken(game_id=game_id, seat="C", generation=0)
             from service.lobby.lifecycle import accept_invitation
@@ -123,7 +124,7 @@ def test_two_computer_seats_in_a_game_for_three(app: Flask) -> None:
     game = play_people(app, game_id, random.Random(3))
     assert game.status == GameStatus.FINISHED
     with app.app_context(), session_scope() as session:
-        seats = seats_of(session, game_id)
+        seats = read_seats(session, game_id)
     assert [seats[s][1].computer for s in "ABC"] == [None, "random", "normal"]
 
 
@@ -134,11 +135,10 @@ def test_the_computer_waits_its_delay_then_the_scan_plays_its_turn(database_url:
     try:
         game_id = new_game(app, b_computer="random")
         with app.app_context(), session_scope() as session:
-            game = get_game(session, game_id)
-            state = load_state(session, game)
+            state = load_state(session, load_game(session, game_id))
         if state.to_move == "A":
             with app.app_context(), session_scope() as session:
-                state = load_state(session, get_game(session, game_id))
+                state = load_state(session, load_game(session, game_id))
                 apply_moves(session, game_id, "A", state.ply, [engine.legal_moves(state)[0]])
                 # ... and the rest of A's turn, until the computer is to move.
             with app.app_context():
@@ -166,7 +166,7 @@ def _finish_turn(game_id: int, seat: str) -> None:
     """Play ``seat``'s first legal moves until its turn ends."""
     while True:
         with session_scope() as session:
-            state = load_state(session, get_game(session, game_id))
+            state = load_state(session, load_game(session, game_id))
             if state.to_move != seat or state.result is not None:
                 return
             apply_moves(session, game_id, seat, state.ply, [engine.legal_moves(state)[0]])
@@ -376,7 +376,7 @@ def test_a_rematch_invites_the_other_player_who_accepts_from_their_email(
         assert len(games) == 2
         rematch = games[1]
         assert rematch.status == GameStatus.INVITED and rematch.id is not None
-        seats = seats_of(session, rematch.id)
+        seats = read_seats(session, rematch.id)
         # Bob offered it: he sits at A, Alice is invited.
         assert seats["A"][1].email == "bob@example.org" and seats["A"][0].accepted
         assert seats["B"][1].email == "alice@example.org" and not seats["B"][0].accepted

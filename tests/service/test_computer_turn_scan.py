@@ -15,9 +15,9 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
-from service.games.loaded import lock_loaded_game
+from service.games.loaded import load_game, lock_loaded_game
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import apply_moves, load_state
 from service.links import private_page_url
 from service.models import Game
@@ -61,7 +61,7 @@ def computer_to_move(app: Flask) -> int:
     with app.app_context():
         while True:
             with session_scope() as session:
-                state = load_state(session, get_game(session, game_id))
+                state = load_state(session, load_game(session, game_id))
                 if state.to_move == "B":
                     break
                 apply_moves(session, game_id, "A", state.ply, [engine.legal_moves(state)[0]])
@@ -149,7 +149,7 @@ def test_the_pages_say_when_the_computer_will_play(app: Flask) -> None:
     game_id = computer_to_move(app)
     client = app.test_client()
     with app.test_request_context(), session_scope() as session:
-        seat = seats_of(session, game_id)["A"][0]
+        seat = read_seats(session, game_id)["A"][0]
         private = private_page_url(seat).removeprefix(app.config["BASE_URL"])
         public = f"/games/{get_game(session, game_id).public_id}"
     app.config["CLOCK_NOW"] = the_game(app, game_id).turn_started_at

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
-from service.games.rows import get_game
+from service.games.loaded import load_game
 from service.games.state import load_state
 from tests.service.play_driver import create_and_accept
 
@@ -31,7 +31,7 @@ def revalidate(client: FlaskClient, url: str) -> tuple[str, int]:
 
 def play_first_move(app: Flask, client: FlaskClient, game: dict[str, Any]) -> None:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game["id"]))
+        state = load_state(session, load_game(session, game["id"]))
     move = engine.legal_moves(state)[0]
     token = game["token"][state.to_move]
     response = client.post(f"/p/{token}/move", data={"ply": "0", "move": move.action_text()})

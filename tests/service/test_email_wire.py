@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sqlmodel import select
 
 from service.db import session_scope
+from service.games.loaded import NO_SNAPSHOTS, LoadedGame
 from service.models import Game, Player
 from service.outbox import MailKind, queue_email
 from service.outbox.mime import build_mime
@@ -99,9 +100,10 @@ def test_game_emails_carry_their_game_in_subject_and_list_id(app: Flask) -> None
         )  # fmt: skip
         session.add_all([player, game])
         session.flush()
-        turn = queue_email(session, MailKind.YOUR_TURN, player, game=game)
+        loaded = LoadedGame(game, {}, None, NO_SNAPSHOTS)
+        turn = queue_email(session, MailKind.YOUR_TURN, player, game=loaded)
         over = queue_email(
-            session, MailKind.GAME_OVER, player, game=game, subject="Game over, you won"
+            session, MailKind.GAME_OVER, player, game=loaded, subject="Game over, you won"
         )
         other = queue_email(session, MailKind.MY_GAMES, player, subject="Your games")
         game_id = session.exec(select(Game.id)).one()

@@ -21,8 +21,7 @@ from sqlmodel import col, func, select
 import engine
 from service import clock
 from service.db import session_scope
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import load_game
 from service.games.state import apply_moves, load_state
 from service.i18n import recipient_language
 from service.lobby.rematch_confirm import ask_owner
@@ -99,7 +98,7 @@ def emails_of_a_game(app: Flask, client: FlaskClient, languages: dict[str, str])
     game_id = create_and_accept(app, client, seed="5eed" * 8)["id"]
     with app.app_context(), session_scope() as session:
         # One whole turn of the first player: the "your turn" email then tells it.
-        state = load_state(session, get_game(session, game_id))
+        state = load_state(session, load_game(session, game_id))
         first = state.to_move
         while state.to_move == first:
             move = [m for m in engine.legal_moves(state) if m.card is not None][:1] or [
@@ -109,37 +108,38 @@ def emails_of_a_game(app: Flask, client: FlaskClient, languages: dict[str, str])
     page = {"Accept-Language": "en" if languages["A"] == "ja" else "ja"}
     with app.test_request_context("/", headers=page), session_scope() as session:
         before = session.exec(select(func.max(OutboxMessage.id))).one() or 0
-        game = get_game(session, game_id)
-        seats = seats_of(session, game_id)
+        loaded = load_game(session, game_id)
+        game = loaded.game
+        seats = loaded.seats
         for letter, (_seat, player) in seats.items():
             player.language = languages[letter]
-        state = load_state(session, game)
+        state = load_state(session, loaded)
         to_move = state.to_move
         waiting = next(s for s in seats if s != to_move)
         game.deadline = clock.now() + timedelta(days=2)
-        emails.queue_confirmation(session, game)
-        emails.queue_invitations(session, game, rematch_of=1)
-        emails.queue_game_started(session, game)
-        emails.queue_game_cancelled(session, game, declined_by=waiting)
-        emails.queue_series_left(session, game, "https://x.example/s", left_by=waiting)
+        emails.queue_confirmation(session, loaded)
+        emails.queue_invitations(session, loaded, rematch_of=1)
+        emails.queue_game_started(session, loaded)
+        emails.queue_game_cancelled(session, loaded, declined_by=waiting)
+        emails.queue_series_left(session, loaded, "https://x.example/s", left_by=waiting)
         for seat, player in seats.values():
             emails.queue_my_games_email(session, player, "https://x.example/g")
             queue_digest(session, player, player_games(session, player))
-            queue_other_sender(session, game, seat.letter, "eve@example.org")
-            ask_owner(session, game, seat, player)
-        game_emails.queue_your_turn(session, game, state)
-        deadline_emails.queue_reminder(session, game, to_move, clock.now())
-        deadline_emails.queue_running_late(session, game, to_move)
+            queue_other_sender(session, loaded, seat.letter, "eve@example.org")
+            ask_owner(session, loaded, seat, player)
+        game_emails.queue_your_turn(session, loaded, state)
+        deadline_emails.queue_reminder(session, loaded, to_move, clock.now())
+        deadline_emails.queue_running_late(session, loaded, to_move)
         for days_used, lost in ((2, False), (1, True)):
             deadline_emails.queue_timeout_notices(
-                session, game, to_move, days_used=days_used, lost=lost
+                session, loaded, to_move, days_used=days_used, lost=lost
             )
         player_id = seats[to_move][1].id
         assert player_id is not None
         deadline_emails.queue_seat_unreachable(session, player_id, "bouncing")
         resign = engine.parse_move(f"{to_move}: resign", state.ruleset)
         over, _ = apply_moves(session, game_id, to_move, state.ply, [resign])
-        game_over_email.queue_game_over(session, game, over)
+        game_over_email.queue_game_over(session, loaded, over)
         by_address = {player.email: languages[letter] for letter, (_s, player) in seats.items()}
         queued = session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > before)).all()
         return [
@@ -167,8 +167,7 @@ def test_every_email_is_in_its_recipients_language_alone(
     english_left = {
         f"{s.kind} to {s.recipient}": left
         for s in sent
-        if s.language == "ja"
-        and (left := sorted(english_words(s.text)))
+        if s.language == "ja" and (left := sorted(english_words(s.text)))
     }
     assert english_left == {}, pformat(english_left)
     japanese_in_english = {

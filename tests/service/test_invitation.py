@@ -18,7 +18,7 @@ from service.db import alembic_config, session_scope, upgrade_schema
 from service.games.players import find_or_add_player
 from service.games.records import cut_words, game_record
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.snapshots import latest_snapshot
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game
@@ -66,7 +66,7 @@ def test_accept_deals_and_starts(
     assert game.deadline is not None
     assert before + timedelta(days=3) <= game.deadline <= utcnow() + timedelta(days=3)
     with app.app_context(), session_scope() as session:
-        seats = seats_of(session, new_game.id)
+        seats = read_seats(session, new_game.id)
         assert seats["B"][0].accepted
         snapshots = session.exec(select(Snapshot).where(Snapshot.game_id == new_game.id)).all()
         assert [s.ply for s in snapshots] == [0]
@@ -94,7 +94,7 @@ def test_deal_comes_from_the_seed(
     page = client.get(f"/games/{new_game.public_id}").get_data(as_text=True)
     with app.app_context(), session_scope() as session:
         stored = get_game(session, new_game.id)
-        names = {s: p.display_name for s, (_, p) in seats_of(session, new_game.id).items()}
+        names = {s: p.display_name for s, (_, p) in read_seats(session, new_game.id).items()}
         assert cut_words(stored, names) in page
     assert deal.describe_cut() not in page, "names and card names, not seat letters and codes"
 

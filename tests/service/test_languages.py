@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.players import find_or_add_player
 from service.models import Player
 from service.outbox import MailKind
@@ -134,8 +135,6 @@ def test_player_language_column_defaults_to_none(app: Flask) -> None:
 def _your_turn_html(app: Flask, client: FlaskClient, reader: str | None, page: str) -> str:
     """The HTML part of the "your turn" email to the seat to move (of language ``reader``),
     queued while serving a page in ``page``."""
-    from service.games.rows import get_game
-    from service.games.seats import seats_of
     from service.games.state import apply_moves, load_state
     from service.outbox.models import OutboxMessage
     from service.present.game_emails import queue_your_turn
@@ -144,7 +143,7 @@ def _your_turn_html(app: Flask, client: FlaskClient, reader: str | None, page: s
     game = create_and_accept(app, client)
     with app.app_context(), session_scope() as session:
         # One whole turn of the first player: the email then tells it, card by card.
-        state = load_state(session, get_game(session, game["id"]))
+        state = load_state(session, load_game(session, game["id"]))
         first = state.to_move
         while state.to_move == first:
             move = [m for m in engine.legal_moves(state) if m.card is not None][:1] or [
@@ -153,12 +152,11 @@ def _your_turn_html(app: Flask, client: FlaskClient, reader: str | None, page: s
             state, _ = apply_moves(session, game["id"], first, state.ply, move)
     headers = {"Accept-Language": page}
     with app.test_request_context("/", headers=headers), session_scope() as session:
-        row = get_game(session, game["id"])
-        state = load_state(session, row)
-        assert row.id is not None
-        player = seats_of(session, row.id)[state.to_move][1]
+        loaded = load_game(session, game["id"])
+        state = load_state(session, loaded)
+        player = loaded.seats[state.to_move].player
         player.language = reader
-        queued = queue_your_turn(session, row, state)
+        queued = queue_your_turn(session, loaded, state)
         assert isinstance(queued, OutboxMessage) and queued.html_body is not None
         return html.unescape(queued.html_body)  # the part is ASCII: characters as references
 

@@ -28,7 +28,7 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.models import Series
 from service.outbox.addresses import confirm, mark_bouncing
 from tests.service.conftest import VALID_FORM, sign_in_as
@@ -438,7 +438,7 @@ def bring_every_page_and_email(app: Flask, client: FlaskClient) -> None:
     # The waiting player's address bounces: the one to move is told.
     waiter = "B" if state_of(app, game_id).to_move == "A" else "A"
     with app.app_context(), session_scope() as session:
-        bouncing = seats_of(session, game_id)[waiter][1].id
+        bouncing = read_seats(session, game_id)[waiter][1].id
         assert bouncing is not None
         mark_bouncing(session, bouncing, "550 5.1.1 no such user")
     with app.app_context(), session_scope() as session:

@@ -35,9 +35,10 @@ from sqlmodel import col, func, select
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import load_state
 from service.outbox.models import OutboxMessage
 from service.present.move_links import move_link_url
@@ -92,7 +93,7 @@ def test_patterns_respect_word_boundaries() -> None:
 
 def hands_and_state(app: Flask, game_id: int) -> tuple[dict[str, list[str]], engine.GameState]:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game_id))
+        state = load_state(session, load_game(session, game_id))
     return {s: list(engine.player_view(state, s).hand) for s in state.ruleset.seats}, state
 
 
@@ -116,7 +117,7 @@ def confirm_pages(
     indices = random.Random(state.ply).sample(range(len(moves)), min(k, len(moves)))
     pages = []
     with app.app_context(), session_scope() as session:
-        row = seats_of(session, game["id"])[state.to_move][0]
+        row = read_seats(session, game["id"])[state.to_move][0]
         urls = [move_link_url(row, state.ply, i).removeprefix("http://bl.test") for i in indices]
     for url in urls:
         response = client.get(url)

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from service.db import get_engine, session_scope
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.mail import delivery
 from service.models import utcnow
 from service.outbox.kinds import MailKind
@@ -63,7 +63,7 @@ def game_emails(app: Flask, client: FlaskClient) -> dict[str, list[OutboxMessage
     assert len(sent) >= 4 and {r.status for r in sent} == {OutboxStatus.SENT}
     old, recent = sent[:-1], sent[-1:]
     with app.app_context(), session_scope() as session:
-        _, player = seats_of(session, game["id"])["A"]
+        _, player = read_seats(session, game["id"])["A"]
         unsent = queue_email(session, MailKind.MY_GAMES, player, subject="Your games", context={})
         assert unsent is not None and unsent.id is not None
         unsent_id = unsent.id

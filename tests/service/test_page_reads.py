@@ -3,7 +3,8 @@ and the latest snapshot in one query, so that a private page and the public page
 latest position read the log once more and nothing else; and a game whose latest snapshot is
 not at its ply (kept before that was so) shows the same pages from the snapshots before it.
 A move reads the same after the game's lock, and writes the game row once; its emails ask
-for no address status of their own."""
+for no address status of their own. What was read comes down as a ``LoadedGame``: nothing is
+kept on the session, so a function that takes none reads."""
 
 from __future__ import annotations
 
@@ -19,10 +20,9 @@ from sqlmodel import col, delete
 
 import engine
 from service.db import get_engine, session_scope
-from service.games.loaded import load_game, loaded_in, lock_loaded_game
+from service.games.loaded import load_game, load_game_by_public_id, lock_loaded_game
 from service.games.players import find_player
-from service.games.rows import get_game
-from service.games.seats import address_statuses, seats_of
+from service.games.seats import read_seats, read_statuses
 from service.games.state import apply_moves, load_state
 from service.models import Snapshot
 from service.outbox.addresses import bouncing_addresses, mark_bouncing
@@ -36,14 +36,14 @@ def play(app: Flask, game_id: int, plies: int, rng: random.Random) -> engine.Gam
     """Random legal moves through the service, ``plies`` of them (or to the end)."""
     for _ in range(plies):
         with app.app_context(), session_scope() as session:
-            state = load_state(session, get_game(session, game_id))
+            state = load_state(session, load_game(session, game_id))
             if state.result is not None:
                 break
             assert state.to_move is not None
             move = rng.choice(engine.legal_moves(state))
             apply_moves(session, game_id, state.to_move, state.ply, [move])
     with app.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 @contextmanager
@@ -64,12 +64,17 @@ def selects(app: Flask, kinds: tuple[str, ...] = ("SELECT",)) -> Iterator[list[s
         event.remove(engine_, "before_cursor_execute", note)
 
 
+def tables_of(sent: list[str]) -> list[str]:
+    """The table each of these SELECTs reads first, in order."""
+    return [re.findall(r"\bFROM (\w+)", s)[0] for s in sent]
+
+
 def tables_read(app: Flask, client: FlaskClient, path: str) -> tuple[str, list[str]]:
     """The page at ``path`` and the table each of its SELECTs reads first, in order."""
     with selects(app) as sent:
         page = client.get(path)
     assert page.status_code == 200
-    return page.get_data(as_text=True), [re.findall(r"\bFROM (\w+)", s)[0] for s in sent]
+    return page.get_data(as_text=True), tables_of(sent)
 
 
 def without_tokens(html: str) -> str:
@@ -124,17 +129,16 @@ def test_without_a_snapshot_at_the_latest_ply_the_pages_come_from_the_ones_befor
     assert after == before
 
 
-def test_bouncing_addresses_read_the_seats_when_no_page_did(
-    app: Flask, client: FlaskClient
-) -> None:
-    """Asked first (no page read the game in this session), the statuses come with the seats."""
+def test_bouncing_addresses_come_with_the_loaded_game(app: Flask, client: FlaskClient) -> None:
+    """The statuses come with the seats, in the query that loads the game."""
     game = create_and_accept(app, client, seed="page-reads-statuses")
     with app.app_context(), session_scope() as session:
         bob = find_player(session, "bob@example.org")
         assert bob is not None and bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
-    with app.app_context(), session_scope() as session:
-        found = bouncing_addresses(session, game["id"])
+    with app.app_context(), session_scope() as session, selects(app) as sent:
+        found = bouncing_addresses(session, load_game(session, game["id"]))
+    assert tables_of(sent) == ["games"]
     assert [(b.seat, b.email, b.reason) for b in found] == [
         ("B", "bob@example.org", "550 no such user")
     ]
@@ -148,7 +152,7 @@ def test_a_move_reads_the_game_twice_and_writes_its_row_once(
     game = create_and_accept(app, client, seed="move-writes")
     play(app, game["id"], 20, random.Random(4))
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game["id"]))
+        state = load_state(session, load_game(session, game["id"]))
     assert state.result is None and state.to_move is not None
     # A turn that ends: a card played and a card drawn (or the end of the turn).
     card = next(m for m in engine.legal_moves(state) if m.action is engine.Action.PLAY)
@@ -172,42 +176,41 @@ def test_a_moves_emails_read_no_address_status_of_their_own(
     app: Flask, client: FlaskClient
 ) -> None:
     """The statuses come with the seats after the lock, the missing ones too (no row: nothing
-    blocks); one made in the same transaction afterwards is seen."""
+    blocks); one made in the same transaction afterwards is seen by the game loaded again."""
     game = create_and_accept(app, client, seed="move-statuses")
     with app.app_context(), session_scope() as session:
-        lock_loaded_game(session, game["id"])
-        players = [player for _, player in seats_of(session, game["id"]).values()]
+        loaded = lock_loaded_game(session, game["id"])
+        players = [player for _, player in loaded.seats.values()]
         with selects(app) as sent:
-            reasons = [blocked_reason(session, MailKind.YOUR_TURN, p, game["id"]) for p in players]
+            reasons = [blocked_reason(session, MailKind.YOUR_TURN, p, loaded) for p in players]
         assert reasons == [None, None]
         assert not [s for s in sent if "address_status" in s]
         bob = next(p for p in players if p.email == "bob@example.org")
         assert bob.id is not None
         mark_bouncing(session, bob.id, "550 no such user")
-        assert blocked_reason(session, MailKind.YOUR_TURN, bob, game["id"]) == "bouncing"
+        again = load_game(session, game["id"])  # a status made since: the game loaded again
+        assert blocked_reason(session, MailKind.YOUR_TURN, bob, again) == "bouncing"
 
 
-def test_a_games_seats_and_statuses_are_read_once_then_come_from_its_loaded_game(
+def test_a_loaded_games_seats_and_statuses_cost_no_query_more(
     app: Flask, client: FlaskClient
 ) -> None:
-    """Asked again and again (the emails of a turn ask for each seat), the statuses and the
-    seats cost one query (they come together), and none once the game was loaded; a commit
-    forgets them."""
+    """Asked again and again (the emails of a turn ask for each seat), the seats and the
+    statuses come from the ``LoadedGame`` passed down: one query for all of them. A game loaded
+    without its statuses (as the public page loads it) reads them when asked, in one query."""
     game = create_and_accept(app, client, seed="page-reads-seats")
     with app.app_context(), session_scope() as session:
         with selects(app) as sent:
-            statuses = [address_statuses(session, game["id"]) for _ in range(3)]
-            assert [list(seats_of(session, game["id"])) for _ in range(3)] == [["A", "B"]] * 3
-        assert statuses[0] == statuses[1] == statuses[2]
-        assert [re.findall(r"\bFROM (\w+)", s)[0] for s in sent] == ["games"]
-        loaded = load_game(session, game["id"])
-        assert loaded_in(session, game["id"]) is loaded
+            loaded = load_game(session, game["id"])
+            statuses = [read_statuses(session, loaded) for _ in range(3)]
+            names = [[p.display_name for _, p in loaded.seats.values()] for _ in range(3)]
+        assert tables_of(sent) == ["games"]
+        assert statuses[0] == statuses[1] == statuses[2] and names[0] == ["Alice", "Bob"]
+        public = load_game_by_public_id(session, game["public_id"])
+        assert public.statuses is None
         with selects(app) as sent:
-            assert seats_of(session, game["id"]) == dict(loaded.seats)
-            assert address_statuses(session, game["id"]) == statuses[0]
-        assert sent == []
-        session.commit()
-        assert loaded_in(session, game["id"]) is None
+            assert read_statuses(session, public) == statuses[0]
+        assert tables_of(sent) == ["address_status"]
 
 
 def test_a_move_links_page_reads_the_game_and_its_latest_moves_only(
@@ -221,7 +224,7 @@ def test_a_move_links_page_reads_the_game_and_its_latest_moves_only(
         i for i, m in enumerate(engine.legal_moves(state)) if m.action is engine.Action.PLAY
     )
     with app.app_context(), session_scope() as session:
-        seat = seats_of(session, game["id"])[state.to_move][0]
+        seat = read_seats(session, game["id"])[state.to_move][0]
         path = move_link_url(seat, state.ply, index).removeprefix("http://bl.test")
     _, tables = tables_read(app, client, path)
     assert tables == ["games", "moves"]

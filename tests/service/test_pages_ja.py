@@ -20,8 +20,9 @@ from sqlmodel import col, select
 import engine
 from service import clock, tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.rows import get_game, lock_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.inbound.confirm import make_token
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
@@ -175,7 +176,7 @@ def mid_game(app: Flask, client: FlaskClient) -> Iterator[SimpleNamespace]:
         game.to_move = "A"
         game.deadline = clock.now() + timedelta(days=2, hours=5)
         session.add(game)
-        queue_your_turn(session, game, state)
+        queue_your_turn(session, load_game(session, game_id), state)
         token = {s: tokens.make_private_token(game_id, s, 0) for s in seats}
     page = get_ja(client, f"/p/{token['A']}")
     (claim,) = [f for f in forms_of(page) if ("move", "claim 1") in f.buttons]
@@ -209,7 +210,7 @@ def test_the_confirm_page_of_a_move_link(
 ) -> None:
     with app.app_context(), session_scope() as session:
         game = get_game(session, mid_game.id)
-        seat = seats_of(session, mid_game.id)["A"][0]
+        seat = read_seats(session, mid_game.id)["A"][0]
         state = engine.state_from_json(
             session.exec(
                 select(Snapshot.state).where(Snapshot.game_id == mid_game.id).order_by(
@@ -232,7 +233,7 @@ def test_the_public_page_the_lists_and_the_outbox(
     assert_japanese(get_ja(client, f"{public}?ply=0"), "public page at the deal")
     assert_japanese(get_ja(client, "/games"), "games to watch")
     with app.app_context(), session_scope() as session:
-        alice = seats_of(session, mid_game.id)["A"][1]
+        alice = read_seats(session, mid_game.id)["A"][1]
         assert alice.id is not None
         games_token = tokens.make_games_token(alice.id, alice.token_generation)
         row = session.exec(select(OutboxMessage).order_by(col(OutboxMessage.id))).first()
@@ -288,7 +289,7 @@ def test_the_confirm_page_of_a_reply(
 ) -> None:
     with app.app_context(), session_scope() as session:
         game = get_game(session, mid_game.id)
-        seat = seats_of(session, mid_game.id)["A"][0]
+        seat = read_seats(session, mid_game.id)["A"][0]
         row = InboundMessage(
             message_id="<reply@example.org>",
             sender="alice@example.org",
@@ -322,7 +323,7 @@ def test_the_pages_of_a_finished_game(
     assert_japanese(get_ja(client, f"/games/{mid_game.public_id}"), "public page, finished")
     assert_japanese(get_ja(client, "/games"), "games to watch, finished")
     with app.app_context(), session_scope() as session:
-        bob = seats_of(session, mid_game.id)["B"][1]
+        bob = read_seats(session, mid_game.id)["B"][1]
         assert bob.id is not None
         games_token = tokens.make_games_token(bob.id, bob.token_generation)
     assert_japanese(get_ja(client, f"/me/{games_token}"), "my games, finished")
@@ -330,7 +331,7 @@ def test_the_pages_of_a_finished_game(
 
 def test_the_mail_switch_pages(app: Flask, client: FlaskClient, mid_game: SimpleNamespace) -> None:
     with app.app_context(), session_scope() as session:
-        alice = seats_of(session, mid_game.id)["A"][1]
+        alice = read_seats(session, mid_game.id)["A"][1]
         assert alice.id is not None
         unsubscribe = make_mail_token(MailPurpose.UNSUBSCRIBE, alice.id)
         mute = make_mail_token(MailPurpose.MUTE_GAME, alice.id, mid_game.id)

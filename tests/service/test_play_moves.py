@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.refusals import (
     AlreadyPlayedError,
@@ -26,7 +27,7 @@ from service.games.refusals import (
     WrongSeatError,
 )
 from service.games.rows import get_game, lock_game
-from service.games.seats import revoke_seat_links, seats_of
+from service.games.seats import read_seats, revoke_seat_links
 from service.games.state import (
     add_move_listener,
     apply_moves,
@@ -54,7 +55,7 @@ def assert_private_page_of(app: Flask, location: str | None, token: str) -> None
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
     with app.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 def log_of(app: Flask, game_id: int) -> list[str]:
@@ -75,7 +76,7 @@ def to_move(app: Flask, game: dict[str, Any]) -> tuple[str, str, engine.GameStat
 
 def link_for(app: Flask, game_id: int, seat: str, ply: int, index: int) -> str:
     with app.app_context(), session_scope() as session:
-        row = seats_of(session, game_id)[seat][0]
+        row = read_seats(session, game_id)[seat][0]
         return move_link_url(row, ply, index).removeprefix("http://bl.test")
 
 
@@ -272,7 +273,7 @@ def test_revoked_private_link(app: Flask, client: FlaskClient, game: dict[str, A
     seat, token, state = to_move(app, game)
     with app.app_context(), session_scope() as session:
         lock_game(session, game["id"])
-        revoke_seat_links(session, seats_of(session, game["id"])[seat][0])
+        revoke_seat_links(session, read_seats(session, game["id"])[seat][0])
     play = engine.legal_moves(state)[first_play_index(state)].action_text()
     response = client.post(f"/p/{token}/move", data={"ply": "0", "move": play})
     assert response.status_code == 403
@@ -416,7 +417,7 @@ def test_move_links_for_mail(app: Flask, game: dict[str, Any]) -> None:
     seat, _, state = to_move(app, game)
     legal = engine.legal_moves(state)
     with app.app_context(), session_scope() as session:
-        seats = seats_of(session, game["id"])
+        seats = read_seats(session, game["id"])
         choices = move_choices(state, seat)
         urls = move_link_urls(seats[seat][0], state.ply, choices.count)
     assert choices.count == len(legal) == len(set(urls))

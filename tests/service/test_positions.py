@@ -16,6 +16,7 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import alembic_config, get_engine, session_scope, upgrade_schema
+from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.rows import get_game
 from service.games.snapshots import SNAPSHOT_BLOCK
@@ -47,8 +48,9 @@ def _play(app: Flask, game_id: int, rng: random.Random, plies: int = 10_000) -> 
     with app.app_context():
         for _ in range(plies):
             with session_scope() as session:
-                game = get_game(session, game_id)
-                state = load_state(session, game)
+                loaded = load_game(session, game_id)
+                game = loaded.game
+                state = load_state(session, loaded)
                 if state.result is not None:
                     return
                 assert (game.ply, game.to_move) == (state.ply, state.to_move)
@@ -66,16 +68,17 @@ def _played_game(app: Flask, seed: int) -> int:
 def test_any_position_equals_the_replay_of_the_log(app: Flask) -> None:
     game_id = _played_game(app, 7)
     with app.app_context(), session_scope() as session:
-        game = get_game(session, game_id)
+        loaded = load_game(session, game_id)
+        game = loaded.game
         entries = move_log(session, game_id)
         assert game.ply == len(entries) > 40
         replayed = replay_log(game, [e.notation for e in entries])
         for ply, expected in enumerate(replayed):
-            found = state_at(session, game, ply)
+            found = state_at(session, loaded, ply)
             assert found is not None
             assert engine.state_to_json(found) == engine.state_to_json(expected), ply
-        assert state_at(session, game, game.ply + 1) is None
-        assert state_at(session, game, -1) is None
+        assert state_at(session, loaded, game.ply + 1) is None
+        assert state_at(session, loaded, -1) is None
         assert game.to_move is None and game.status == "finished"
 
 
@@ -85,7 +88,8 @@ def test_two_positions_at_once_equal_the_replay_of_the_log(app: Flask) -> None:
     # database instead.
     game_id = _played_game(app, 13)
     with app.app_context(), session_scope() as session:
-        game = get_game(session, game_id)
+        loaded = load_game(session, game_id)
+        game = loaded.game
         entries = move_log(session, game_id)
         replayed = [
             engine.state_to_json(s) for s in replay_log(game, [e.notation for e in entries])
@@ -93,10 +97,10 @@ def test_two_positions_at_once_equal_the_replay_of_the_log(app: Flask) -> None:
         last = game.ply
         for ply in range(last + 1):
             for log in (entries, entries[ply:]):
-                found = states_at(session, game, (ply, last), log)
+                found = states_at(session, loaded, (ply, last), log)
                 assert engine.state_to_json(found[ply]) == replayed[ply], ply
                 assert engine.state_to_json(found[last]) == replayed[last]
-        assert states_at(session, game, (last + 1, last + 2), entries) == {}
+        assert states_at(session, loaded, (last + 1, last + 2), entries) == {}
 
 
 def test_snapshots_are_kept_per_block_and_at_the_latest_ply(app: Flask) -> None:
@@ -155,14 +159,14 @@ def test_the_migration_fills_in_ply_and_seat_and_prunes_snapshots(
         command.downgrade(config, "0005")
         command.upgrade(config, "head")
         with app.app_context(), session_scope() as session:
-            game = session.get(Game, game_id, populate_existing=True)
-            assert game is not None
-            assert (game.ply, game.to_move) == (45, states[-1].to_move)
+            row = session.get(Game, game_id, populate_existing=True)
+            assert row is not None
+            assert (row.ply, row.to_move) == (45, states[-1].to_move)
             plies = session.exec(
                 select(Snapshot.ply).where(Snapshot.game_id == game_id).order_by(col(Snapshot.ply))
             ).all()
             assert list(plies) == [0, 30, 45]
-            found = state_at(session, game, 33)
+            found = state_at(session, load_game(session, game_id), 33)
             assert found is not None
             assert engine.state_to_json(found) == engine.state_to_json(states[33])
     finally:

@@ -13,9 +13,9 @@ from flask.testing import FlaskClient
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.move_log import move_log
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import load_state
 from service.present.move_links import move_link_url
 from tests.service.play_driver import create_and_accept
@@ -48,7 +48,7 @@ def at_once(app: Flask, post: Callable[[FlaskClient], Any], threads: int = 2) ->
 
 def current(app: Flask, game_id: int) -> tuple[engine.GameState, int]:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game_id))
+        state = load_state(session, load_game(session, game_id))
         return state, len(move_log(session, game_id))
 
 
@@ -72,7 +72,7 @@ def test_double_post_applies_once(app: Flask, client: FlaskClient, via: str) -> 
             data = {"ply": str(state.ply), "move": move.action_text()}
         else:
             with app.app_context(), session_scope() as session:
-                row = seats_of(session, game["id"])[seat][0]
+                row = read_seats(session, game["id"])[seat][0]
                 url = move_link_url(row, state.ply, index).removeprefix("http://bl.test")
             data = {}
         results = at_once(app, lambda c, url=url, data=data: c.post(url, data=data))

@@ -14,8 +14,8 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import session_scope
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.loaded import load_game
+from service.games.seats import read_seats
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
@@ -46,7 +46,7 @@ def play_a_turn(app: Flask, game_id: int) -> tuple[str, engine.Move]:
     """The seat to move plays a troop to a flag (else its first legal move) and ends its turn:
     the seat, and the card move it made."""
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game_id))
+        state = load_state(session, load_game(session, game_id))
         seat = state.to_move
         assert seat is not None
         moves = engine.legal_moves(state)
@@ -54,7 +54,7 @@ def play_a_turn(app: Flask, game_id: int) -> tuple[str, engine.Move]:
         apply_moves(session, game_id, seat, state.ply, [card])
     while True:
         with app.app_context(), session_scope() as session:
-            state = load_state(session, get_game(session, game_id))
+            state = load_state(session, load_game(session, game_id))
             if state.to_move != seat or state.result is not None:
                 return seat, card
             apply_moves(session, game_id, seat, state.ply, [engine.legal_moves(state)[0]])
@@ -139,8 +139,7 @@ def test_pages_and_emails_name_people_not_seats(app: Flask, client: FlaskClient)
 def test_in_a_rematch_the_seats_swap_and_the_names_follow(app: Flask, client: FlaskClient) -> None:
     game = started_game(app)
     with app.app_context(), session_scope() as session:
-        stored = get_game(session, game["id"])
-        state = load_state(session, stored)
+        state = load_state(session, load_game(session, game["id"]))
         seat = state.to_move
         assert seat is not None
         apply_moves(
@@ -156,7 +155,7 @@ def test_in_a_rematch_the_seats_swap_and_the_names_follow(app: Flask, client: Fl
     with app.app_context(), session_scope() as session:
         rematch = session.exec(select(Game).where(col(Game.id) != game["id"])).one()
         assert rematch.id is not None
-        seats = seats_of(session, rematch.id)
+        seats = read_seats(session, rematch.id)
         assert seats["A"][1].display_name == "Bob"
         accept_invitation(session, tokens.SeatToken(game_id=rematch.id, seat="B", generation=0))
         alice = f"/p/{tokens.make_private_token(rematch.id, 'B', 0)}"

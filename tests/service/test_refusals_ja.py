@@ -21,9 +21,9 @@ from werkzeug.test import TestResponse
 import engine
 from service.db import get_engine, session_scope
 from service.errors import MAY_BE_SAVED, NOTHING_CHANGED, may_be_saved
+from service.games.loaded import load_game
 from service.games.refusals import StaleMoveError
-from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import load_state
 from service.i18n import TRANSLATIONS, recipient_language
 from service.present.move_links import move_link_url
@@ -39,7 +39,7 @@ NOTICE = re.compile(r'<p class="notice[^"]*"[^>]*>(.*?)</p>', re.S)
 
 def _seat_to_move(app: Flask, game: dict[str, Any]) -> tuple[str, engine.GameState]:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game["id"]))
+        state = load_state(session, load_game(session, game["id"]))
     return state.to_move, state
 
 
@@ -59,7 +59,7 @@ def illegal_move(app: Flask, game: dict[str, Any], headers: dict[str, str]) -> T
 def expired_link(app: Flask, game: dict[str, Any], headers: dict[str, str]) -> TestResponse:
     seat, _ = _seat_to_move(app, game)
     with app.app_context(), session_scope() as session:
-        url = move_link_url(seats_of(session, game["id"])[seat][0], 0, 0)
+        url = move_link_url(read_seats(session, game["id"])[seat][0], 0, 0)
 
     def expired(*_args: Any, **_kw: Any) -> Any:
         raise SignatureExpired("old")

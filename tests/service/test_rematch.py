@@ -15,7 +15,7 @@ from sqlmodel import col, select
 from service import tokens
 from service.db import session_scope
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.models import Game, GameStatus
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import sign_in_as
@@ -81,7 +81,7 @@ def assert_one_rematch(app: Flask, game: dict[str, Any], responses: list[Any]) -
     with app.app_context(), session_scope() as session:
         assert rematch.id is not None
         emails = {
-            letter: player.email for letter, (_, player) in seats_of(session, rematch.id).items()
+            letter: player.email for letter, (_, player) in read_seats(session, rematch.id).items()
         }
         finished = get_game(session, game["id"])
         assert finished.rematch_game_id == rematch.id

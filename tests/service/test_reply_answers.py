@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.db import session_scope
-from service.models import Game
+from service.games.loaded import load_game
 from service.present.reply_answers import (
     RefusalEmail,
     TurnNow,
@@ -29,9 +29,9 @@ def test_the_templates_get_the_game_facts_then_each_answers_fields(
     game_id, start = new_game(app, client)
     reading = read_turn(f"hi! {turn_text(start.state)}", start.state, start.to_move)
     with app.test_request_context(), session_scope() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        turn = turn_now(session, game, start.state, start.to_move)
+        loaded = load_game(session, game_id)
+        game = loaded.game
+        turn = turn_now(loaded, start.state, start.to_move)
         refusal = RefusalEmail(
             reason="why", written="hi", parts=reading_rows(reading), ignored=reading.ignored
         )

@@ -21,8 +21,9 @@ from sqlmodel import col, select
 import engine
 from engine.cards import is_troop, troop_parts
 from service.db import session_scope
+from service.games.loaded import NO_SNAPSHOTS, LoadedGame, load_game
 from service.games.rows import lock_game
-from service.games.seats import revoke_seat_links, seats_of
+from service.games.seats import read_seats, revoke_seat_links
 from service.inbound.outcomes import Outcome
 from service.inbound.receive import receive
 from service.models import AddressStatus, Game, Player
@@ -188,7 +189,7 @@ def revoke_then_reply(ctx: Ctx) -> Inbound:
     inbound = ctx.reply(ctx.turn())
     with ctx.app.app_context(), session_scope() as session:
         lock_game(session, ctx.game_id)
-        seat, _ = seats_of(session, ctx.game_id)[ctx.mover]
+        seat, _ = read_seats(session, ctx.game_id)[ctx.mover]
         revoke_seat_links(session, seat)
     return inbound
 
@@ -628,7 +629,7 @@ def test_a_reply_key_is_per_seat_and_revoked_with_the_seats_links(
     with app.app_context(), session_scope() as session:
         game = session.get(Game, game_id)
         assert game is not None
-        seat, _ = seats_of(session, game_id)["A"]
+        seat, _ = read_seats(session, game_id)["A"]
         revoke_seat_links(session, seat)
     ctx = Ctx(app, client, game_id, position(app, game_id).to_move, "B")
     with app.app_context(), session_scope() as session:
@@ -636,7 +637,8 @@ def test_a_reply_key_is_per_seat_and_revoked_with_the_seats_links(
 
         player = session.exec(select(Player).where(Player.email == ADDRESSES["A"])).one()
         assert player.id is not None
-        assert reply_address(session, game_id, player.id) not in (a, None)
+        loaded = load_game(session, game_id)
+        assert reply_address(session, loaded, player.id) not in (a, None)
     assert ctx is not None
 
 
@@ -648,7 +650,12 @@ def test_no_reply_to_without_an_inbound_domain(database_url: str) -> None:
         with quiet.app_context(), session_scope() as session:
             from service.outbox.queue import reply_address
 
-            assert reply_address(session, 1, 1) is None
+            game = Game(
+                id=1, public_id="p1", ruleset="schotten-totten", claims="advanced",
+                rules_version="1", seed="s", seed_commitment="c",
+            )  # fmt: skip
+            nowhere = LoadedGame(game, {}, None, NO_SNAPSHOTS)
+            assert reply_address(session, nowhere, 1) is None
     finally:
         from service.db import get_engine
 
@@ -675,10 +682,8 @@ def test_the_receipt_says_what_was_passed_over(app: Flask, client: FlaskClient) 
     reading = read_turn(turn_text(start.state), start.state, start.to_move)
     note = "'claim 3': flag 3 is yours already (claimed before this reply)"
     with app.app_context(), session_scope() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
         row = queue_receipt(
-            session, game, start.state, start.to_move, reading.moves, before=start.state,
+            session, load_game(session, game_id), start.state, start.to_move, reading.moves, before=start.state,
             notes=[note], in_reply_to=None,
         )  # fmt: skip
         assert row is not None

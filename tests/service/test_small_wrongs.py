@@ -11,8 +11,8 @@ from sqlmodel import col, select
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.players import find_player
-from service.games.rows import get_game
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game, decline_invitation
@@ -35,7 +35,7 @@ def new_game(app: Flask, **fields: str) -> tuple[int, dict[str, str]]:
 
 def resign(app: Flask, game_id: int) -> None:
     with app.app_context(), session_scope() as session:
-        state = load_state(session, get_game(session, game_id))
+        state = load_state(session, load_game(session, game_id))
         seat = state.to_move
         assert seat is not None
         apply_moves(

@@ -18,7 +18,7 @@ from service import tokens
 from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.snapshots import latest_snapshot
 from service.lobby.forms import FormError, parse_new_game
 from service.models import Game, Player, Seat, Snapshot
@@ -53,7 +53,7 @@ def _seats(app: Flask, game_id: int) -> dict[str, tuple[bool, str]]:
     with app.app_context(), session_scope() as session:
         return {
             letter: (seat.accepted, player.email)
-            for letter, (seat, player) in seats_of(session, game_id).items()
+            for letter, (seat, player) in read_seats(session, game_id).items()
         }
 
 

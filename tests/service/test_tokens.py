@@ -14,7 +14,7 @@ from itsdangerous import URLSafeTimedSerializer
 from service import tokens
 from service.db import get_engine, session_scope
 from service.games.rows import lock_game
-from service.games.seats import revoke_seat_links, seats_of
+from service.games.seats import read_seats, revoke_seat_links
 from tests.service.conftest import TEST_SECRET_KEY, make_test_app
 
 
@@ -143,7 +143,7 @@ def test_revoked_link_page(app: Flask, client: FlaskClient, new_game: SimpleName
     assert client.get(f"/p/{new_game.token['B']}").status_code == 200
     with app.app_context(), session_scope() as session:
         lock_game(session, new_game.id)
-        revoke_seat_links(session, seats_of(session, new_game.id)["B"][0])
+        revoke_seat_links(session, read_seats(session, new_game.id)["B"][0])
     response = client.get(f"/p/{new_game.token['B']}")
     assert response.status_code == 403
     assert b"This link was withdrawn" in response.data

@@ -16,8 +16,8 @@ from sqlmodel import col
 import engine
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game, lock_loaded_game
 from service.games.move_log import move_log
-from service.games.rows import get_game, lock_game
 from service.games.state import load_state
 from service.lobby.lifecycle import accept_invitation
 from service.models import Snapshot
@@ -38,7 +38,8 @@ def your_turn_at(app: Flask, new_game: SimpleNamespace, state: engine.GameState)
     with app.app_context(), session_scope() as session:
         accept_invitation(session, tokens.SeatToken(game_id=new_game.id, seat="B", generation=0))
     with app.app_context(), session_scope() as session:
-        game = lock_game(session, new_game.id)
+        loaded = lock_loaded_game(session, new_game.id)
+        game = loaded.game
         # The deal's snapshot (the first of its block is never replaced by save_snapshot).
         session.execute(
             update(Snapshot)
@@ -47,7 +48,7 @@ def your_turn_at(app: Flask, new_game: SimpleNamespace, state: engine.GameState)
         )
         game.to_move = "A"
         session.add(game)
-        queue_your_turn(session, game, state)
+        queue_your_turn(session, loaded, state)
     return rows(app, kind=MailKind.YOUR_TURN, recipient="alice@example.org")[-1]
 
 
@@ -121,7 +122,7 @@ def test_a_tactics_card_kept_by_a_limit_says_why_and_until_when(
     assert "Darius (DARIUS): you have played a Leader already" in text
     # The private page says the same, under the hand.
     with app.app_context(), session_scope() as session:
-        assert load_state(session, get_game(session, new_game.id)) == state
+        assert load_state(session, load_game(session, new_game.id)) == state
         token = tokens.make_private_token(new_game.id, "A", 0)
     page = said(client.get(f"/p/{token}").get_data(as_text=True))
     assert "Fog not playable now : you have played 1 tactics card, Bob 0 tactics cards" in page

@@ -15,7 +15,7 @@ import engine
 from service import tokens
 from service.db import session_scope
 from service.games.move_log import move_log
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.models import Game, MoveEntry, Player
 from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
@@ -183,7 +183,7 @@ def test_preferences_on_the_private_page(app: Flask, client: FlaskClient) -> Non
     assert response.status_code == 303
     with app.app_context(), session_scope() as session:
         bob = session.exec(select(Player).where(Player.email == EMAILS["B"])).one()
-        seat = seats_of(session, game_id)["B"][0]
+        seat = read_seats(session, game_id)["B"][0]
         # This game's choice; a seat link never changes the player's defaults.
         assert seat.preferences == {"automatic_claims": False, "digest": True}
         assert bob.preferences == {}

@@ -27,9 +27,9 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
-from service.games.seats import seats_of
+from service.games.loaded import load_game
 from service.games.state import load_state
-from service.models import Game, GameStatus
+from service.models import GameStatus
 from service.outbox.models import OutboxMessage
 from tests.worker.conftest import REPO, Stack, free_port, wait_for
 
@@ -281,14 +281,14 @@ def what_it_asks(web: Flask, message: email.message.EmailMessage) -> Asked:
         ).one()
         if row.game_id is None or row.ply is None:
             return Asked(None, row.kind)
-        game = session.get(Game, row.game_id)
-        assert game is not None
+        loaded = load_game(session, row.game_id)
+        game = loaded.game
         if game.status != GameStatus.ACTIVE or game.ply != row.ply:
             return Asked(None, row.kind)
         if row.kind not in ASKING_KINDS:
             return Asked(None, row.kind)
-        state = load_state(session, game)
-        _, player = seats_of(session, row.game_id)[state.to_move]
+        state = load_state(session, loaded)
+        _, player = loaded.seats[state.to_move]
         if player.email != row.recipient:
             return Asked(None, row.kind)
         return Asked(turn_text(state), row.kind)

@@ -12,6 +12,7 @@ from flask import Flask
 from sqlmodel import select
 
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.history.my_games import send_my_games_link
 from service.models import AddressStatus, Player
 from service.outbox import MailKind, bouncing_addresses
@@ -148,7 +149,9 @@ def test_a_permanent_rejection_fails_the_row_and_marks_the_address(
         status = session.get(AddressStatus, bob.id)
         assert status is not None and status.bounced_at is not None
         assert row.game_id is not None
-        assert [b.seat for b in bouncing_addresses(session, row.game_id)] == ["B"]
+        assert [b.seat for b in bouncing_addresses(session, load_game(session, row.game_id))] == [
+            "B"
+        ]
     # Not retried: it stays failed through further sweeps.
     time.sleep(1.5)
     with web.app_context(), session_scope() as session:

@@ -12,8 +12,8 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.records import cut_words
-from service.games.rows import get_game
 from service.history.my_games import send_my_games_link
 from service.models import AddressStatus, Game, Player
 from service.outbox import HeaderInjectionError, MailKind, bouncing_addresses, queue_email
@@ -304,14 +304,14 @@ def test_bouncing_addresses(app: Flask, client: FlaskClient) -> None:
     invitation = invited_game(app, client)
     assert invitation.game_id is not None and invitation.player_id is not None
     with app.app_context(), session_scope() as session:
-        assert bouncing_addresses(session, invitation.game_id) == []
+        assert bouncing_addresses(session, load_game(session, invitation.game_id)) == []
         mark_bouncing(session, invitation.player_id, "550 5.1.1 no such user")
     with app.app_context(), session_scope() as session:
-        (bouncing,) = bouncing_addresses(session, invitation.game_id)
+        game = load_game(session, invitation.game_id)
+        (bouncing,) = bouncing_addresses(session, game)
         assert (bouncing.seat, bouncing.player_name) == ("B", "Bob")
         assert "550" in bouncing.reason
         # A bouncing address gets no more game email.
-        game = get_game(session, invitation.game_id)
         bob = session.get(Player, invitation.player_id)
         assert bob is not None
         assert queue_email(session, MailKind.INVITATION, bob, game=game, context={}) is None

@@ -33,6 +33,7 @@ from flask.testing import FlaskClient
 import engine
 from service import tokens
 from service.db import get_engine, session_scope
+from service.games.loaded import load_game
 from service.games.rows import get_game
 from service.games.state import load_state
 from service.lobby.forms import parse_new_game
@@ -155,7 +156,7 @@ def dealt_game(app: Flask) -> int:
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
     with app.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 def game_row(app: Flask, game_id: int) -> Game:

@@ -36,8 +36,9 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import load_state
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
@@ -94,7 +95,7 @@ def arrival(web: Flask, message: email.message.EmailMessage) -> Arrival:
 
 def state_of(web: Flask, game_id: int) -> engine.GameState:
     with web.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 def assert_no_other_hand(web: Flask, game_id: int, mail: Arrival) -> None:
@@ -251,7 +252,7 @@ def test_a_whole_game_for_three_played_by_email(
     with web.app_context(), session_scope() as session:
         game = get_game(session, game_id)
         assert game.status == "finished" and game.result is not None
-        names = {s: p.display_name for s, (_, p) in seats_of(session, game_id).items()}
+        names = {s: p.display_name for s, (_, p) in read_seats(session, game_id).items()}
         public_id, seed = game.public_id, game.seed
     assert seed == SEED
     final = state_of(web, game_id)

@@ -16,9 +16,10 @@ from sqlmodel import select
 
 import engine
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.preferences import TurnPreferences, set_player_defaults
 from service.games.rows import get_game
-from service.games.seats import seats_of
+from service.games.seats import read_seats
 from service.games.state import apply_moves, load_state
 from service.models import Game, Player
 from tests.service.play_driver import forms_of
@@ -82,7 +83,7 @@ def set_preferences(app: Flask, email: str, **chosen: bool) -> None:
 
 def state_of(app: Flask, game_id: int) -> engine.GameState:
     with app.app_context(), session_scope() as session:
-        return load_state(session, get_game(session, game_id))
+        return load_state(session, load_game(session, game_id))
 
 
 def game_row(app: Flask, game_id: int) -> Game:
@@ -170,7 +171,7 @@ def bring_every_turn_email(app: Flask, client: FlaskClient, game_id: int) -> Non
             scan_deadlines()
     state = state_of(app, game_id)
     with app.app_context(), session_scope() as session:
-        mover = seats_of(session, game_id)[state.to_move][1]
+        mover = read_seats(session, game_id)[state.to_move][1]
         set_player_defaults(session, mover, TurnPreferences(digest=True))
         token = tokens.make_private_token(game_id, state.to_move, 0)
     with app.app_context():
