@@ -75,7 +75,7 @@ def _erase_inbound(session: Session, closing: Closing) -> None:
         delete(InboundMessage).where(
             or_(
                 col(InboundMessage.sender) == closing.address,
-                col(InboundMessage.rate_key).contains(closing.address),
+                col(InboundMessage.rate_key).contains(closing.address, autoescape=True),
                 *by_seat,
             )
         )

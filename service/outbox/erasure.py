@@ -54,8 +54,9 @@ def _without(text: str | None, words: Sequence[str], placeholder: str) -> str | 
         return None
     for word in words:
         for form in _forms(word):
-            # Whole words only: a short name must not eat the middle of another word.
-            pattern = rf"(?<![\w&#]){re.escape(form)}(?!\w)"
+            # Whole words only, and never inside a link or an address: a short name must not
+            # eat the middle of another word or break a link of a waiting email.
+            pattern = rf"(?<![\w&#/.@:+=-]){re.escape(form)}(?![\w/@=-]|\.\w)"
             text = re.sub(pattern, lambda _m: placeholder, text, flags=re.IGNORECASE)
     return text
 

@@ -392,3 +392,52 @@ def test_closing_in_japanese_names_a_former_player_in_japanese(
         [told] = session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > before)).all()
         assert told.game_id == game["id"]
         assert "元プレイヤー" in (told.text_body or ""), told.text_body
+
+
+def test_a_name_is_unnamed_as_a_word_never_inside_a_link() -> None:
+    from service.outbox.erasure import _without
+
+    text = "Bl moved. See http://bl.test/p/x and bl@example.org; Blake and bl-2 stay."
+    assert _without(text, ["Bl"], "a former player") == (
+        "a former player moved. See http://bl.test/p/x and bl@example.org; Blake and bl-2 stay."
+    )
+    assert _without("Zoë played", ["Zoë"], "X") == "X played"
+    assert _without("Zo&#235; played", ["Zoë"], "X") == "X played"
+
+
+def test_closing_in_a_game_for_three_ends_it_and_tells_both_others(
+    app: Flask, client: FlaskClient
+) -> None:
+    from tests.service.test_leaks import create_and_accept_three
+
+    game = create_and_accept_three(app, client)
+    before = _outbox_ids(app)
+    assert _close(client).status_code == 303
+    with app.app_context(), session_scope() as session:
+        assert get_game(session, game["id"]).status == GameStatus.FINISHED
+        seats = seats_of(session, game["id"])
+        told = session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > before)).all()
+        assert sorted((m.player_id, m.kind) for m in told) == sorted(
+            (seats[s][1].id, "game_over") for s in ("B", "C")
+        )
+
+
+def test_closing_in_a_series_deals_no_next_game(app: Flask, client: FlaskClient) -> None:
+    from service.models import Game, Series, SeriesStatus
+    from tests.service.conftest import VALID_FORM
+
+    sign_in_as(app, client, ALICE)
+    created = client.post("/games/new", data={**VALID_FORM, "series": "games", "series_games": "3"})
+    assert created.status_code == 303, created.get_data(as_text=True)[:500]
+    with app.app_context():
+        game_id = tokens.read_private_token(created.location.rsplit("/", 1)[1]).game_id
+        token_b = tokens.make_private_token(game_id, "B", 0)
+    assert client.post(f"/p/{token_b}/accept").status_code == 303
+    assert _close(client).status_code == 303
+    with app.app_context(), session_scope() as session:
+        game = get_game(session, game_id)
+        assert game.status == GameStatus.FINISHED and game.series_id is not None
+        series = session.get(Series, game.series_id)
+        assert series is not None and series.status == SeriesStatus.LEFT
+        games = session.exec(select(Game).where(Game.series_id == series.id)).all()
+        assert [g.id for g in games] == [game_id], "no next game dealt to a closed account"
