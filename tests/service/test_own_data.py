@@ -369,6 +369,8 @@ def test_closing_twice_or_unconfirmed_changes_nothing(app: Flask, client: FlaskC
 
 def test_the_closing_page_asks_first(app: Flask, client: FlaskClient) -> None:
     sign_in_as(app, client, ALICE)
+    my_games = client.get("/me").get_data(as_text=True)
+    assert f'href="{EXPORT}"' in my_games and f'href="{CLOSE}"' in my_games
     page = client.get(CLOSE)
     assert page.status_code == 200
     html = page.get_data(as_text=True)
