@@ -124,6 +124,9 @@ class Player(SQLModel, table=True):
     """For the computer's own players (one per level, address ``computer-<level>@...invalid``):
     the level (``engine.bots.BotLevel``) that plays its seats. It reads no email: nothing is ever
     queued to it (``service.outbox.queue.blocked_reason``)."""
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime, nullable=True)
+    """When the player closed their account (``service.history.closure``): their address and
+    name are gone (a placeholder each), no email goes to them and no link of theirs works."""
     created_at: datetime = _timestamp()
 
 

@@ -5,4 +5,5 @@ from flask import Blueprint
 
 bp = Blueprint("history", __name__)
 
-from service.history import routes  # noqa: E402,F401  (registers the views on bp)
+# Registers the views on bp.
+from service.history import own_data_routes, routes  # noqa: E402,F401

@@ -58,7 +58,7 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     except ValueError:
         raise EmailFormError(_address_refused(email)) from None
     player = find_player(session, address)
-    if player is None:
+    if player is None or player.closed_at is not None:
         return None
     assert player.id is not None
     token = tokens.make_games_token(player.id, player.token_generation)
@@ -86,12 +86,15 @@ def send_my_games_link(session: Session, email: str) -> str | None:
 
 
 def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:
-    """The player a "my games" token names. Raises RevokedTokenError, or TamperedTokenError when
-    no such player exists (a token for nobody is not a link we made)."""
+    """The player a "my games" token names. Raises RevokedTokenError (also for a closed
+    account), or TamperedTokenError when no such player exists (a token for nobody is not a
+    link we made)."""
     player = session.get(Player, token.player_id)
     if player is None:
         raise tokens.TamperedTokenError()
     tokens.check_generation(token.generation, player.token_generation)
+    if player.closed_at is not None:
+        raise tokens.RevokedTokenError()  # a closed account's links all died with it
     return player
 
 

@@ -120,7 +120,10 @@ def blocked_reason(
 ) -> str | None:
     """Why ``player`` must not get this email (about ``game``, if any), or None. Requested kinds
     are never blocked, but nothing at all goes to the computer's players (their addresses lead
-    nowhere)."""
+    nowhere), nor to a player who closed their account (``Player.closed_at``: they asked for
+    nothing more)."""
+    if player.closed_at is not None:
+        return "the account is closed"
     if player.computer is not None:
         return "the computer reads no email"
     rules = kind.rules

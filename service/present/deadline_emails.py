@@ -20,7 +20,7 @@ from service.outbox.notice_days import first_today
 from service.present.emails import GameFacts, facts_of
 from service.present.game_lists import PlayerGame, player_games
 from service.present.recipients import queue_to, queue_to_each
-from service.present.seat_names import names_of, vacation_left
+from service.present.seat_names import names_of, shown_name, vacation_left
 from service.present.summaries import in_words
 
 
@@ -84,7 +84,7 @@ def queue_running_late(session: Session, loaded: LoadedGame, late_seat: str) -> 
     def running_late(seat_row: Seat) -> RunningLateEmail:
         return RunningLateEmail(
             facts=facts_of(game),
-            late_name=late_player.display_name,
+            late_name=shown_name(late_player),
             deadline=game.deadline,
             vacation_left=vacation_left(game, late_row),
             private_url=private_page_url(seat_row),
@@ -190,7 +190,7 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
         ) -> SeatUnreachableEmail:
             return SeatUnreachableEmail(
                 facts=facts_of(game),
-                name=player.display_name,
+                name=shown_name(player),
                 why=why,
                 to_move=listed.to_move == listed.seat,
                 deadline=game.deadline,

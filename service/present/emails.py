@@ -25,7 +25,7 @@ from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.recipients import queue_to, queue_to_each
-from service.present.seat_names import names_of
+from service.present.seat_names import names_of, shown_name
 from service.present.summaries import in_words
 from service.present.template_values import template_values
 
@@ -139,7 +139,7 @@ def queue_invitations(
         token_url = private_page_url(seats[letter][0])
         return InvitationEmail(
             facts=facts_of(game),
-            inviter_name=creator.display_name,
+            inviter_name=shown_name(creator),
             inviter_email=creator.email,
             also_invited=in_words([n for s, n in invited.items() if s != letter]),
             accept_url=f"{token_url}/accept",

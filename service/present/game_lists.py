@@ -16,6 +16,7 @@ from service.games.seats import seats_of_games
 from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
+from service.present.seat_names import shown_name
 from service.present.summaries import in_words
 
 
@@ -88,9 +89,7 @@ def _listed(
         ruleset_title=lazy_ruleset_title(game.ruleset),
         status=game.status,
         seat=seat.letter,
-        opponents=tuple(
-            p.display_name for letter, (_, p) in seats.items() if letter != seat.letter
-        ),
+        opponents=tuple(shown_name(p) for letter, (_, p) in seats.items() if letter != seat.letter),
         to_move=game.to_move if active else None,
         turn=game.current_turn,
         deadline=game.deadline if active else None,

@@ -22,7 +22,7 @@ from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_
 from service.present.emails import GameFacts, facts_of
 from service.present.plain_text import board_lines, legend
 from service.present.recipients import queue_to_each
-from service.present.seat_names import names_of, seat_labels
+from service.present.seat_names import names_of, seat_labels, shown_name
 from service.present.series_facts import series_facts
 from service.present.summaries import in_words
 
@@ -140,14 +140,12 @@ def queue_game_over(
     assert game.id is not None and state.result is not None
     result = state.result
     seats = loaded.seats
-    names = names_of(seats)
     seen = engine.spectator_view(state)
     points = engine.series_points(state)
-    held: dict[str, list[int]] = {s: [] for s in names}
+    held: dict[str, list[int]] = {s: [] for s in seats}
     for flag in seen.flags:
         if flag.claimed_by in held:
             held[flag.claimed_by].append(flag.number)
-    outcomes = tuple(SeatOutcome(names[s], tuple(held[s]), points[s]) for s in names)
     # The last entries: the last made it (a resignation names the leaver), and the claims of
     # the last turn, the one that ended the game among them, and why each held.
     recent = moves_from(session, game.id, max(0, state.ply - 12), state.ply)
@@ -159,6 +157,9 @@ def queue_game_over(
 
     def game_over(letter: str) -> GameOverEmail:
         seat_row = seats[letter][0]
+        # In the reader's language: a closed account's name is "a former player" in theirs.
+        names = names_of(seats)
+        outcomes = tuple(SeatOutcome(names[s], tuple(held[s]), points[s]) for s in names)
         # "Play again": a rematch offered from this seat's own link; the others follow it in
         # turn order.
         at = seen.seats.index(letter)
@@ -186,7 +187,7 @@ def queue_game_over(
             history_url=external_url("history.public_page", public_id=game.public_id),
             record_url=external_url("history.record", public_id=game.public_id),
             play_again_url=f"{private_page_url(seat_row)}/rematch",
-            play_again_with=in_words([other.display_name for other in others]),
+            play_again_with=in_words([shown_name(other) for other in others]),
             players_text=in_words(list(names.values())),
             private_url=private_page_url(seat_row),
             series=series_end(session, loaded, following, letter),

@@ -30,6 +30,7 @@ from service.present.choices import move_choices, move_code
 from service.present.emails import game_facts
 from service.present.plain_text import card_text, pieces_text, wrap
 from service.present.reply_reading import Reading
+from service.present.seat_names import shown_name
 from service.present.translated import _, ngettext
 from service.present.words import instruction
 
@@ -214,7 +215,7 @@ def turn_now(loaded: LoadedGame, state: engine.GameState, seat: str) -> TurnNow:
     """Where ``state`` leaves ``seat``: over, their turn (with the codes), or whose turn."""
     seats = loaded.seats
     seat_row = seats[seat][0]
-    names = {letter: player.display_name for letter, (_seat, player) in seats.items()}
+    names = {letter: shown_name(player) for letter, (_seat, player) in seats.items()}
     over = state.result is not None
     return TurnNow(
         private_url=private_page_url(seat_row),

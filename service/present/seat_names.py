@@ -15,9 +15,17 @@ SeatNames = engine.FrozenMap[str, str]
 """Display names by seat letter, in seat order."""
 
 
+def shown_name(player: Player) -> str:
+    """The name others read for ``player``: their display name, or "a former player" in the
+    reader's language once they closed their account."""
+    if player.closed_at is not None:
+        return str(gettext("a former player"))
+    return player.display_name
+
+
 def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:
     """Display names by seat letter."""
-    return engine.FrozenMap((letter, player.display_name) for letter, (_, player) in seats.items())
+    return engine.FrozenMap((letter, shown_name(player)) for letter, (_, player) in seats.items())
 
 
 def seat_names(loaded: LoadedGame) -> SeatNames:

@@ -24,7 +24,7 @@ from service.games.loaded import load_game
 from service.games.seats import read_seats
 from service.games.state import load_state
 from service.outbox.signed import MailPurpose, make_token
-from tests.service.conftest import VALID_FORM, make_test_app
+from tests.service.conftest import VALID_FORM, make_test_app, sign_in_as
 from tests.service.play_driver import create_and_accept
 
 
@@ -269,6 +269,42 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
     cases["GET record before the end"] = Case("GET", "/games/{pub}/record.json")
     cases["GET outbox no such email"] = Case("GET", "/dev/outbox/99999")
     cases["GET outbox huge id"] = Case("GET", "/dev/outbox/99999999999999999999")
+    # A player's own data: the export and the closing of the account (signed in only; the
+    # closing asks for its box ticked; a closed account's cookie is dead).
+    alice = {"Cookie": "{alice_cookie}"}
+    closed = {"Cookie": "{closed_cookie}"}
+    closing = {"confirm": "close"}
+    cases["GET /me/data.json not signed in"] = Case("GET", "/me/data.json")
+    cases["GET /me/data.json stale session after close"] = Case(
+        "GET", "/me/data.json", headers=closed
+    )
+    cases["GET /me/data.json tampered cookie"] = Case(
+        "GET", "/me/data.json", headers={"Cookie": "{tampered_cookie}"}
+    )
+    cases["GET /me/close not signed in"] = Case("GET", "/me/close")
+    cases["GET /me/close stale session after close"] = Case("GET", "/me/close", headers=closed)
+    cases["POST /me/close not signed in"] = Case("POST", "/me/close", closing)
+    cases["POST /me/close not signed in, unconfirmed"] = Case("POST", "/me/close", {})
+    cases["POST /me/close without confirmation"] = Case("POST", "/me/close", {}, alice)
+    cases["POST /me/close confirmation 'yes'"] = Case(
+        "POST", "/me/close", {"confirm": "yes"}, alice
+    )
+    cases["POST /me/close confirmation twice"] = Case(
+        "POST", "/me/close", {"confirm": ["close", "close"]}, alice
+    )
+    cases["POST /me/close confirmation 5000 characters"] = Case(
+        "POST", "/me/close", {"confirm": "close" * 1000}, alice
+    )
+    cases["POST /me/close stale session after close"] = Case("POST", "/me/close", closing, closed)
+    cases["POST /me/close tampered cookie"] = Case(
+        "POST", "/me/close", closing, {"Cookie": "{tampered_cookie}"}
+    )
+    cases["POST /me/close cross-site"] = Case(
+        "POST", "/me/close", closing, {**alice, "Sec-Fetch-Site": "cross-site"}
+    )
+    cases["POST /me/close from another origin"] = Case(
+        "POST", "/me/close", closing, {**alice, "Origin": "https://evil.example"}
+    )
     # Methods a route does not take.
     for method, path in (
         ("PUT", "/games/new"), ("DELETE", "/p/{A}"), ("PATCH", "/p/{A}/move"),
@@ -276,6 +312,8 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
         ("GET", "/p/{A}/preferences"), ("GET", "/p/{A}/invite"), ("PUT", "/m/{M}/0"),
         ("GET", "/me/defaults"), ("GET", "/me/sign-out"), ("DELETE", "/games/{pub}"),
         ("POST", "/games/{pub}"), ("POST", "/healthz"),
+        ("POST", "/me/data.json"), ("PUT", "/me/data.json"), ("DELETE", "/me/close"),
+        ("PUT", "/me/close"), ("POST", "/me/closed"),
     ):  # fmt: skip
         cases[f"{method} {path} method"] = Case(method, path)
     return cases
@@ -297,7 +335,16 @@ def _dump(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
 
 def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
     game = create_and_accept(app, client)
+    cookie_name = app.config["SESSION_COOKIE_NAME"]
+    alice_cookie = client.get_cookie(cookie_name)
+    assert alice_cookie is not None
     client.post("/me/sign-out")
+    # Carol closed her account; her browser kept its cookie.
+    carol = app.test_client()
+    sign_in_as(app, carol, "carol@example.org", "Carol")
+    closed_cookie = carol.get_cookie(cookie_name)
+    assert closed_cookie is not None
+    assert carol.post("/me/close", data={"confirm": "close"}).status_code == 303
     with app.app_context(), session_scope() as session:
         state = load_state(session, load_game(session, game["id"]))
         seats = read_seats(session, game["id"])
@@ -321,6 +368,9 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
             "mute": make_token(MailPurpose.MUTE_GAME, alice.id, game["id"]),
             "refuse": make_token(MailPurpose.REFUSE_INVITATIONS, alice.id),
             "confirm": make_token(MailPurpose.CONFIRM_ADDRESS, alice.id),
+            "alice_cookie": f"{cookie_name}={alice_cookie.value}",
+            "closed_cookie": f"{cookie_name}={closed_cookie.value}",
+            "tampered_cookie": f"{cookie_name}={_tamper(alice_cookie.value)}",
         }
 
 
@@ -367,7 +417,7 @@ def test_bad_input_is_refused_and_changes_nothing(
     before = _dump(app)
     response = client.open(
         path, method=case.method, data=case.raw if case.raw is not None else data,
-        headers=case.headers,
+        headers={k: _fill(v, links) for k, v in case.headers.items()},
     )  # fmt: skip
     body = response.get_data(as_text=True)
     assert 400 <= response.status_code < 500, (name, response.status_code, body[:500])
