@@ -9,9 +9,10 @@ every test that looks at what a reader of one language is shown.
 - ``japanese_in(text, names)``: the Japanese left in a text meant for an English reader.
 
 What is never translated, and so is allowed in either language, is listed below with its reason:
-people's names (the caller gives them), the service's name, card codes and the move notation
-(docs/notation.md: the same in every language), addresses, the names of time zones and formats.
-Everything else written in Latin letters in a Japanese text counts as an English word left.
+people's names (the caller gives them), the service's name, each language's name in itself,
+card codes and the move notation (docs/notation.md: the same in every language), addresses, the
+names of time zones, and the few words Japanese writes in Latin letters too. Everything else
+written in Latin letters in a Japanese text counts as an English word left.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ NOTATION_PHRASES = (
 """The notation's public form of a Scout's return (docs/notation.md, "What the other seat
 sees"), and the engine's command that replays a game record."""
 
-TECHNICAL_NAMES = frozenset({"SHA", "JSON", "UTC", "GMT"})
-"""The names of a hash (SHA-256), a file format and two time standards: Japanese writes them in
-Latin letters too."""
+WRITTEN_IN_LATIN = frozenset({"SHA", "JSON", "UTC", "GMT", "vs"})
+"""What Japanese writes in Latin letters too: the names of a hash (SHA-256), a file format and
+two time standards, and ``vs`` between the sides of a match (「Alice vs 健二」)."""
 
 SINGLE_CAPITALS = re.compile(r"^[A-Z]$")
 """A seat (``A:``) or a colour letter of a card code (``R = 赤``): notation, not words."""
@@ -91,7 +92,9 @@ def _without_what_stays(text: str, names: Iterable[str]) -> str:
     text = ADDRESS.sub(" ", text)
     for phrase in sorted({*names, *PEOPLE, *BRAND, *LANGUAGE_NAMES}, key=len, reverse=True):
         if phrase.strip():
-            text = text.replace(phrase.strip(), " ")
+            # Whole words only: the name "Ann" leaves "Announce" as it is.
+            whole = rf"(?<![A-Za-z]){re.escape(phrase.strip())}(?![A-Za-z])"
+            text = re.sub(whole, " ", text)
     for pattern in NOTATION_PHRASES:
         text = pattern.sub(" ", text)
     zones = _time_zones()
@@ -110,7 +113,7 @@ def english_words(text: str, names: Iterable[str] = ()) -> list[str]:
         if (
             token in NOTATION_WORDS
             or token in TACTICS_CODES
-            or token in TECHNICAL_NAMES
+            or token in WRITTEN_IN_LATIN
             or token in _time_zones()
             or SINGLE_CAPITALS.match(token)
         ):

@@ -129,6 +129,8 @@ class Audit:
             foreign = japanese_in(text, EVERY_NAME)
         else:
             foreign = english_words(text, EVERY_NAME)
+            if not japanese_in(text, EVERY_NAME):
+                foreign.insert(0, "(no Japanese at all)")
         if foreign:
             self.foreign[name] = foreign[:12]
 

@@ -23,6 +23,10 @@ def test_english_words_left_in_a_japanese_text_are_found_once_each() -> None:
     assert english_words(text) == ["Pass", "or", "End", "your", "turn", "Scout", "Battle", "Line"]
 
 
+def test_a_name_is_let_stay_as_a_whole_word_only() -> None:
+    assert english_words("Ann さん、Announce", names=["Ann"]) == ["Announce"]
+
+
 def test_japanese_in_an_english_text_is_found_but_names_stay() -> None:
     assert japanese_in("Your turn against 健二 (手番)", names=["健二"]) == ["手番"]
     assert japanese_in("Language: English 日本語") == []
