@@ -286,7 +286,8 @@ def audit_every_page_and_email(server: LiveServer, reader: Page, axe: Axe, langu
     rematch_confirm = newest(server, MailKind.REMATCH_CONFIRM, BEN)
     audit.check("rematch confirmation page", link_to(rematch_confirm.text_body, "/rematch/"))
     check_series_and_replies(audit, client, people)
-    audit.check("no such page", "/games/no-such-game", status=404)
+    # A mistyped link: the page repeats the id as it was typed (a code, in every language).
+    audit.check("no such page", "/games/nosuchgame0000", status=404)
     audit.check("outbox", "/dev/outbox")
     audit.check("outbox, an email", f"/dev/outbox/{your_turn.id}")
 
