@@ -8,9 +8,10 @@ an English page. Then each acts only on the emails that arrive:
 
 - Alice presses the move links of her "your turn" emails, and once replies in the notation;
 - Kenji replies as a Japanese mail program writes (its attribution line above the quote): in
-  the notation (``R7 -> 3 troops``), once in Japanese words
-  (「赤7をフラッグ3に、部隊カードを引く」), once with a move he may not make (its refusal must
-  reach him in Japanese too), and once follows a move link in his Japanese browser.
+  the notation (``R7 -> 3 troops``), twice in Japanese words
+  (「赤7をフラッグ3に、部隊カードを引く」, then in full-width digits), once with a move he may not
+  make (its refusal must reach him in Japanese too), and once follows a move link in his
+  Japanese browser.
 
 Every email each receives is read whole (subject, text part, HTML part): nothing Japanese in
 Alice's, no English word in Kenji's, outside what tests/language_check.py lets stay as written
@@ -76,10 +77,14 @@ COLOURS_IN_JAPANESE = {"R": "赤", "O": "橙", "Y": "黄", "G": "緑", "B": "青
 DECKS_IN_JAPANESE = {engine.Deck.TROOPS: "部隊カード", engine.Deck.TACTICS: "戦術カード"}
 
 
-def turn_in_japanese_words(state: engine.GameState) -> str | None:
+FULL_WIDTH_DIGITS = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+def turn_in_japanese_words(state: engine.GameState, *, full_width: bool = False) -> str | None:
     """A whole turn of the player to move as a Japanese player writes it in plain words, as
     issue 23 asks the replies to be read: 「赤7をフラッグ3に、部隊カードを引く」 (the first troop
-    to the first flag it may go to, then the first draw). None when the turn is no such play."""
+    to the first flag it may go to, then the first draw), its digits full-width if asked (as a
+    Japanese input method types them). None when the turn is no such play."""
     play = next(
         (
             m
@@ -95,7 +100,8 @@ def turn_in_japanese_words(state: engine.GameState) -> str | None:
     if colour not in COLOURS_IN_JAPANESE or not draws or draws[0].deck is None:
         return None
     words = f"{COLOURS_IN_JAPANESE[colour]}{value}をフラッグ{play.flag}に"
-    return f"{words}、{DECKS_IN_JAPANESE[draws[0].deck]}を引く"
+    words = f"{words}、{DECKS_IN_JAPANESE[draws[0].deck]}を引く"
+    return words.translate(FULL_WIDTH_DIGITS) if full_width else words
 
 
 def turn_in_notation(state: engine.GameState) -> str:
@@ -135,8 +141,8 @@ class Played:
 
     read: list[Read] = field(default_factory=list)
     turns: dict[str, int] = field(default_factory=lambda: {ALICE: 0, KENJI: 0})
-    japanese_reply: str | None = None
-    """The Message-ID of Kenji's reply in Japanese words."""
+    japanese_replies: list[str] = field(default_factory=list)
+    """The Message-IDs of Kenji's replies in Japanese words."""
     refused_reply: str | None = None
     """The Message-ID of Kenji's reply with a move he may not make."""
 
@@ -277,10 +283,10 @@ def test_a_game_between_an_english_and_a_japanese_player_each_in_their_own_langu
                 str(r.what),
                 {"lang": r.language, "english": words[:20], "lines": lines_with(r.text, words)},
             )
-    assert game.japanese_reply is not None, "Kenji never had a troop to play in words"
-    outcome = replies[game.japanese_reply]
-    if outcome != "applied":
-        japanese_side["the reply in Japanese words"] = f"not played: {outcome}"
+    assert len(game.japanese_replies) == 2, "Kenji had no troop to play in words"
+    for number, reply in enumerate(game.japanese_replies, start=1):
+        if replies[reply] != "applied":
+            japanese_side[f"reply {number} in Japanese words"] = f"not played: {replies[reply]}"
     assert not japanese_side, "Kenji read English:\n" + pformat(japanese_side, width=100)
 
 
@@ -314,20 +320,22 @@ def kenji_plays(
     send: Callable[[email.message.EmailMessage, str, str], str],
 ) -> None:
     """Kenji replies in the notation; his first turn in Japanese words (or the first turn with
-    a troop to play), then a move he may not make, then a turn by the email's move link."""
+    a troop to play), then a move he may not make, then a turn by the email's move link, then
+    Japanese words again, in full-width digits."""
     if kind != MailKind.YOUR_TURN:
         send(message, turn_in_notation(state), JAPANESE_ATTRIBUTION)
         return
     game.turns[KENJI] += 1
-    if game.japanese_reply is None:
-        words = turn_in_japanese_words(state)
+    followed_a_link = any(r.what == "page: move link" for r in game.read)
+    if not game.japanese_replies or (followed_a_link and len(game.japanese_replies) == 1):
+        words = turn_in_japanese_words(state, full_width=followed_a_link)
         if words is not None:
-            game.japanese_reply = send(message, words, JAPANESE_ATTRIBUTION)
+            game.japanese_replies.append(send(message, words, JAPANESE_ATTRIBUTION))
             return
     if game.refused_reply is None and game.turns[KENJI] >= 2:
         game.refused_reply = send(message, a_move_not_allowed(state), JAPANESE_ATTRIBUTION)
         return
-    if not any(r.what == "page: move link" for r in game.read) and game.turns[KENJI] >= 3:
+    if not followed_a_link and game.turns[KENJI] >= 3:
         _, html = bodies(message)
         urls = move_links(html)
         assert urls, html
