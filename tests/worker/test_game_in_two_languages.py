@@ -46,7 +46,7 @@ from tests.language_check import (
     lines_with,
     visible_text,
 )
-from tests.service.conftest import VALID_FORM, sign_in_as
+from tests.service.conftest import TEST_BASE_URL, VALID_FORM, sign_in_as
 from tests.worker.conftest import SMTPServer, WorkerProcess
 from tests.worker.outbox_rows import link_to, path_of
 from tests.worker.reply_servers import ReplyStack, SMTPReceiver, reply_to, turn_text
@@ -221,6 +221,9 @@ def test_a_game_between_an_english_and_a_japanese_player_each_in_their_own_langu
     assert invitation["To"].addresses[0].addr_spec == KENJI
     game.read.append(read_email(invitation, MailKind.INVITATION))
     text, _ = bodies(invitation)
+    # The footer's "how to play" link opens the guide in the email's language, in any browser.
+    guide = web.test_client().get(link_to(text, "/how-to-play").removeprefix(TEST_BASE_URL))
+    game.read.append(read_page(KENJI, "how to play", guide.get_data(as_text=True)))
     accept = path_of(link_to(text, "/accept"))
     game.read.append(read_page(KENJI, "accept", kenji.get(accept).get_data(as_text=True)))
     assert kenji.post(accept).status_code == 303
