@@ -62,6 +62,7 @@ from tests.worker.turn_games import confirm_and_draw, move_links
 ALICE, ALICE_NAME = "alice@example.org", "Alice"
 KENJI, KENJI_NAME = "kenji@example.org", "健二"
 NAMES = (ALICE_NAME, KENJI_NAME)
+LANGUAGE_OF = {ALICE: "en", KENJI: "ja"}
 ENGLISH_BROWSER = {"HTTP_ACCEPT_LANGUAGE": "en-GB,en;q=0.8"}
 JAPANESE_BROWSER = {"HTTP_ACCEPT_LANGUAGE": "ja-JP,ja;q=0.9,en;q=0.3"}
 JAPANESE_ATTRIBUTION = "2026年1月5日(月) 10:00 Battle Line by mail <battleline@bl.test>:"
@@ -172,16 +173,15 @@ def position_asked(web: Flask, row: OutboxMessage) -> engine.GameState | None:
 def read_email(message: email.message.EmailMessage, kind: str) -> Read:
     reader = message["To"].addresses[0].addr_spec
     text, html = bodies(message)
-    language = declared_language(html)
     # "Re:" is what mail programs write before a subject answered, in Japanese ones too.
     subject = str(message["Subject"]).removeprefix("Re: ")
-    seen = visible_text(html, language or "")
-    return Read(reader, kind, language, f"{subject}\n{text}\n{seen}")
+    seen = visible_text(html, LANGUAGE_OF[reader])
+    return Read(reader, kind, declared_language(html), f"{subject}\n{text}\n{seen}")
 
 
 def read_page(reader: str, what: str, html: str) -> Read:
-    language = declared_language(html)
-    return Read(reader, f"page: {what}", language, visible_text(html, language or ""))
+    seen = visible_text(html, LANGUAGE_OF[reader])
+    return Read(reader, f"page: {what}", declared_language(html), seen)
 
 
 def language_of(web: Flask, email_address: str) -> str | None:
