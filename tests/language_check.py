@@ -2,9 +2,11 @@
 every test that looks at what a reader of one language is shown.
 
 - ``visible_text(html, language)``: what a reader meets in an HTML page or email part: its text
-  and the attributes that are shown or read aloud, leaving out code (``<code>``, scripts) and
+  and the attributes that are shown or read aloud, leaving out code (``<code>``, scripts),
   whatever an element's ``lang`` declares to be in another language (the language switch's
-  "English" on a Japanese page: a screen reader reads it in English, as it must).
+  "English" on a Japanese page: a screen reader reads it in English, as it must) and what
+  ``translate="no"`` marks as never translated (HTML's own mark, which translating browsers
+  follow: the IANA names of time zones).
 - ``english_words(text, names)``: the English words left in a text meant for a Japanese reader.
 - ``japanese_in(text, names)``: the Japanese left in a text meant for an English reader.
 
@@ -169,6 +171,9 @@ class _Reader(HTMLParser):
         return bool(self.open) and self.open[-1][1]
 
     def _is_foreign(self, attributes: dict[str, str | None]) -> bool:
+        """Marked as in another language, or as never translated."""
+        if attributes.get("translate") == "no":
+            return True
         declared = attributes.get("lang")
         return bool(declared) and str(declared).split("-")[0].lower() != self.language
 

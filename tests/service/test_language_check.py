@@ -38,7 +38,8 @@ def test_the_html_a_reader_meets_without_code_or_words_marked_foreign() -> None:
         '<p>手番<img alt="Red 7" src="x"><span role="img" aria-label="赤7">7</span></p>'
         '<code>R7 -> 3 troops</code><input type="hidden" name="then" value="Draw later">'
         '<input type="submit" value="Confirm"><button lang="en">English words here</button>'
-        "<p>Play<strong>now</strong></p></body></html>"
+        '<p>Play<strong>now</strong></p><select translate="no"><option>Asia/Tokyo</option>'
+        "<option>left as written</option></select></body></html>"
     )
     assert declared_language(html) == "ja"
     assert english_words(visible_text(html, "ja")) == ["Red", "Confirm", "Play", "now"]
