@@ -1,29 +1,38 @@
 """The tactics cards of a "your turn" email (their targets as move links, the cards a limit
-keeps in the hand) and of the private page pass axe-core (WCAG 2.1 A/AA) with no violation."""
+keeps in the hand) and of the private page pass axe-core (WCAG 2.1 A/AA) with no violation, in
+each language, and are written in it (tests/language_check.py)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Browser
 
 from service import tokens
 from service.db import session_scope
+from service.i18n import LANGUAGE_CODES
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import create_game
 from tests.browser.conftest import Axe, LiveServer
-from tests.browser.test_accessibility import reader  # noqa: F401  (the fixture)
+from tests.browser.test_accessibility import reading_page
 from tests.engine.builders import position
-from tests.service.conftest import VALID_FORM
+from tests.language_check import english_words, japanese_in, visible_text
+from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.service.test_turn_email_tactics import BOB_HAND, your_turn_at
 
+NAMES = (VALID_FORM["a_name"], VALID_FORM["b_name"])
 
+
+@pytest.mark.parametrize("language", LANGUAGE_CODES)
 def test_tactics_in_the_email_and_on_the_page_pass_axe(
-    live_server: LiveServer,
-    reader: Page,  # noqa: F811
-    axe: Axe,
+    live_server: LiveServer, browser: Browser, axe: Axe, language: str
 ) -> None:
     app = live_server.app
+    # Alice chooses the language with the switch while signed in: her emails follow it.
+    client = app.test_client()
+    sign_in_as(app, client, VALID_FORM["a_email"], VALID_FORM["a_name"])
+    assert client.post("/language", data={"language": language, "next": "/me"}).status_code == 303
     with app.app_context(), session_scope() as session:
         game, _ = create_game(session, parse_new_game(VALID_FORM))
         assert game.id is not None
@@ -42,9 +51,19 @@ def test_tactics_in_the_email_and_on_the_page_pass_axe(
     mail = your_turn_at(app, SimpleNamespace(id=game_id), state)
     with app.app_context():
         token = tokens.make_private_token(game_id, "A", 0)
-    found = {}
-    for name, path in (("email", f"/dev/outbox/{mail.id}/html"), ("page", f"/p/{token}")):
-        response = reader.goto(live_server.url + path)
-        assert response is not None and response.status == 200, path
-        found[name] = axe(reader)
+    found, declared, foreign = {}, {}, {}
+    with reading_page(browser, language) as reader:
+        for name, path in (("email", f"/dev/outbox/{mail.id}/html"), ("page", f"/p/{token}")):
+            response = reader.goto(live_server.url + path)
+            assert response is not None and response.status == 200, path
+            found[name] = axe(reader)
+            declared[name] = reader.evaluate("() => document.documentElement.lang")
+            text = visible_text(reader.content(), language)
+            if name == "email":
+                text = f"{mail.subject}\n{mail.text_body}\n{text}"
+            wrong = english_words(text, NAMES) if language == "ja" else japanese_in(text, NAMES)
+            if wrong:
+                foreign[name] = wrong
     assert found == {"email": [], "page": []}, found
+    assert declared == {"email": language, "page": language}
+    assert not foreign, f"not written in {language!r}: {foreign}"

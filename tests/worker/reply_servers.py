@@ -238,9 +238,14 @@ def turn_text(state: engine.GameState) -> str:
     return " ".join(codes)
 
 
-def reply_to(message: email.message.EmailMessage, text: str) -> bytes:
+GMAIL_ATTRIBUTION = "On a day in January, Battle Line by mail wrote:"
+
+
+def reply_to(
+    message: email.message.EmailMessage, text: str, *, attribution: str = GMAIL_ATTRIBUTION
+) -> bytes:
     """The recipient's reply to an email that arrived: From its To, To its Reply-To, threaded
-    after it, the text above the quoted email (as Gmail writes it)."""
+    after it, the text above the quoted email under ``attribution`` (as Gmail writes it)."""
     reply = email.message.EmailMessage(policy=email.policy.SMTP)
     reply["From"] = str(message["To"])
     reply["To"] = str(message["Reply-To"])
@@ -255,7 +260,7 @@ def reply_to(message: email.message.EmailMessage, text: str) -> bytes:
     if body is not None:
         content = body.get_content()
         quoted = "\n".join(f"> {line}".rstrip() for line in str(content).splitlines())
-    reply.set_content(f"{text}\n\nOn a day in January, Battle Line by mail wrote:\n{quoted}\n")
+    reply.set_content(f"{text}\n\n{attribution}\n{quoted}\n")
     return reply.as_bytes()
 
 
