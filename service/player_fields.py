@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from flask_babel import gettext
+
 MAX_NAME_LENGTH = 40
 MAX_EMAIL_LENGTH = 254
 MAX_LOCAL_PART_LENGTH = 64
@@ -32,9 +34,10 @@ def _is_invisible(ch: str) -> bool:
 
 
 def check_name(value: str) -> str:
-    """A display name, trimmed. Raises ValueError with the reason."""
+    """A display name, trimmed. Raises ValueError with the reason, a fragment that follows the
+    field's label ("Your name must be on one line"), in the language being written."""
     if _has_line_break(value):
-        raise ValueError("must be on one line")
+        raise ValueError(gettext("must be on one line"))
     name = unicodedata.normalize("NFC", value)
     # Trim invisible characters at either end too, not only spaces.
     while name and _is_invisible(name[0]):
@@ -42,31 +45,32 @@ def check_name(value: str) -> str:
     while name and _is_invisible(name[-1]):
         name = name[:-1]
     if not name:
-        raise ValueError("is required (and must show at least one letter, digit or sign)")
+        raise ValueError(gettext("is required (and must show at least one letter, digit or sign)"))
     if len(name) > MAX_NAME_LENGTH:
-        raise ValueError(f"must be at most {MAX_NAME_LENGTH} characters")
+        raise ValueError(gettext("must be at most %(num)d characters", num=MAX_NAME_LENGTH))
     if any(unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS for ch in name):
-        raise ValueError("must not contain control characters")
+        raise ValueError(gettext("must not contain control characters"))
     # A mail reader decodes an RFC 2047 encoded word in To: ("=?utf-8?q?...?=") into other text.
     if "=?" in name:
-        raise ValueError('must not contain "=?" (it reads as encoded text)')
+        raise ValueError(gettext('must not contain "=?" (it reads as encoded text)'))
     return name
 
 
 def check_email(value: str) -> str:
-    """An email address, trimmed and lower-cased. Raises ValueError with the reason."""
+    """An email address, trimmed and lower-cased. Raises ValueError with the reason (as
+    ``check_name``)."""
     if _has_line_break(value):
-        raise ValueError("must be on one line")
+        raise ValueError(gettext("must be on one line"))
     email = value.strip()
     if not email:
-        raise ValueError("is required")
+        raise ValueError(gettext("is required"))
     if len(email) > MAX_EMAIL_LENGTH:
-        raise ValueError(f"must be at most {MAX_EMAIL_LENGTH} characters")
+        raise ValueError(gettext("must be at most %(num)d characters", num=MAX_EMAIL_LENGTH))
     if not EMAIL_RE.fullmatch(email) or len(email.split("@")[0]) > MAX_LOCAL_PART_LENGTH:
-        raise ValueError("is not an email address like name@example.org")
+        raise ValueError(gettext("is not an email address like name@example.org"))
     # The computer's players live at .invalid addresses (RFC 2606: never deliverable), so no
     # form may name one, or anyone else's address there.
     if email.lower().endswith(".invalid"):
-        raise ValueError("is not an address mail can reach (.invalid)")
+        raise ValueError(gettext("is not an address mail can reach (.invalid)"))
     # Lower case throughout: one person, one row, however they type it.
     return email.lower()

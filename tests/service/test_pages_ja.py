@@ -265,6 +265,28 @@ def test_the_new_game_form_check_email_and_invitation(app: Flask, client: FlaskC
     assert_japanese(get_ja(client, f"/p/{token_b}/accept"), "invitation")
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        {"a_name": "Al\nice"},
+        {"a_name": "\u200b"},
+        {"a_name": "A" * 41},
+        {"a_name": "Al\u202eice"},
+        {"a_name": "=?utf-8?q?x?="},
+        {"b_email": ""},
+        {"b_email": "bob@" + "b" * 250 + ".org"},
+        {"b_email": "bob"},
+        {"b_email": "bob@computer.invalid"},
+    ],
+)
+def test_the_new_game_form_says_what_is_wrong_in_japanese(
+    client: FlaskClient, typed: dict[str, str]
+) -> None:
+    refused = client.post("/games/new", data={**VALID_FORM, **typed}, headers=JA)
+    assert refused.status_code == 422
+    assert_japanese(refused.get_data(as_text=True), f"new game form refusing {typed}")
+
+
 def test_a_series_page(app: Flask, client: FlaskClient) -> None:
     form = {**VALID_FORM, "series": "points", "series_points": "15"}
     with app.app_context(), session_scope() as session:

@@ -25,7 +25,10 @@ from service.present.reply_reading import read_words
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "replies"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((CORPUS / "expected.json").read_text())
 BATTLELINE = engine.get_ruleset("battleline")
-OURS = ["Battle Line, game 12", *(kind.rules.subject for kind in MailKind if kind.rules.subject)]
+OURS = [
+    "Battle Line, game 12",
+    *(str(kind.rules.subject) for kind in MailKind if kind.rules.subject),
+]
 """Our own subject's phrases in game 12 (``service.inbound.seat_reply.our_subjects``)."""
 OWN_ADDRESSES = ["battleline@bl.example"]
 REPLIES = sorted(name for name, want in EXPECTED.items() if "silent" not in want)
