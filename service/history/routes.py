@@ -175,7 +175,9 @@ def sign_in_view(token: str) -> Response:
         confirm_address(session, player.id)
         adopt_page_language(player)
         sign_in(player)
-    return redirect(url_for("history.my_games_request"), code=303)
+        # A player who has not chosen their public name yet chooses it first.
+        named = player.name_confirmed and player.name_key is not None
+    return redirect(url_for("history.my_games_request" if named else "people.name_page"), code=303)
 
 
 @bp.post("/me/sign-out")

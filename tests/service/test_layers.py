@@ -50,6 +50,7 @@ AREAS = (
     "service.turns",
     "service.mail",
     "service.inbound",
+    "service.people",
 )
 TOP = ("service", "service.embedded_beat")
 """The app factory and the embedded mode's sweep command: they wire the areas together."""
