@@ -84,9 +84,7 @@ def test_every_email_links_to_it_in_its_language(app: Flask) -> None:
         for language in ("en", "ja"):
             player = find_or_add_player(session, f"{language}@example.org", "P")
             player.language = language
-            row = queue_email(
-                session, MailKind.MY_GAMES, player, subject="s", context={"url": "u"}
-            )
+            row = queue_email(session, MailKind.MY_GAMES, player, subject="s", context={"url": "u"})
             assert row is not None and row.text_body and row.html_body
             link = f"/how-to-play?lang={language}"
             assert link in row.text_body and link in row.html_body

@@ -23,7 +23,9 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("blocker_id", sa.Integer(), nullable=False),
         sa.Column("blocked_id", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
+        sa.Column(
+            "created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False
+        ),
         sa.ForeignKeyConstraint(["blocked_id"], ["players.id"]),
         sa.ForeignKeyConstraint(["blocker_id"], ["players.id"]),
         sa.PrimaryKeyConstraint("id"),
