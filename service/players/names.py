@@ -199,7 +199,10 @@ def check_public_name(value: str) -> str:
 
 
 def player_by_name(session: Session, name: str) -> Player | None:
-    """The player whose chosen name is ``name`` or looks like it, if any."""
+    """The player whose chosen name is ``name`` or looks like it, if any (none for text no
+    name can hold: PostgreSQL refuses a NUL outright)."""
+    if any(unicodedata.category(ch) in _REFUSED_CATEGORIES for ch in name):
+        return None
     return session.exec(select(Player).where(col(Player.name_key) == name_key(name))).first()
 
 
