@@ -121,6 +121,7 @@ def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: 
     return render_template(
         "history/my_games.html",
         name=player.display_name,
+        has_page=player.name_key is not None,
         games=player_games(session, player),
         signed_in=signed_in,
         defaults=player_defaults(player),

@@ -122,3 +122,13 @@ def test_a_player_page_reads_the_same_whatever_the_number_of_games(
     with selects(app) as five_games:
         assert client.get("/players/Alice").status_code == 200
     assert len(five_games) == len(one_game) <= 4, five_games
+
+
+def test_chosen_names_link_to_their_pages_on_game_pages(app: Flask, client: FlaskClient) -> None:
+    game = _public_game(app, client)
+    link = '<a href="/players/Alice">Alice</a>'
+    for path in (f"/games/{game['public_id']}", f"/p/{game['token']['B']}"):
+        body = app.test_client().get(path).get_data(as_text=True)
+        assert link in body, path
+        assert "/players/Bob" not in body  # a label someone typed has no page
+    assert "/me/name" in client.get("/me").get_data(as_text=True)
