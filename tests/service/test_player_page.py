@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -37,7 +38,7 @@ def test_turn_times_count_from_the_opponents_last_entry_to_the_players_first() -
     assert turn_times(entries, {1: "A", 2: "B"}) == [240.0, 60.0]
 
 
-def _public_game(app: Flask, client: FlaskClient, visibility: str = "public") -> dict[str, object]:
+def _public_game(app: Flask, client: FlaskClient, visibility: str = "public") -> dict[str, Any]:
     return create_and_accept(app, client, visibility=visibility)
 
 
@@ -59,7 +60,7 @@ def test_others_see_public_games_only(app: Flask, client: FlaskClient) -> None:
 
 def test_results_median_turn_and_time_outs(app: Flask, client: FlaskClient) -> None:
     game = _public_game(app, client)
-    play(app, int(game["id"]), 10_000, random.Random(3))  # type: ignore[call-overload]
+    play(app, int(game["id"]), 10_000, random.Random(3))
     with app.app_context(), session_scope() as session:
         finished = session.exec(select(Game).where(Game.id == game["id"])).one()
         assert finished.result is not None
@@ -117,7 +118,7 @@ def test_a_player_page_reads_the_same_whatever_the_number_of_games(
         assert client.get("/players/Alice").status_code == 200
     for _ in range(4):
         game = _public_game(app, client)
-        play(app, int(game["id"]), 40, random.Random(5))  # type: ignore[call-overload]
+        play(app, int(game["id"]), 40, random.Random(5))
     client.post("/me/sign-out")
     with selects(app) as five_games:
         assert client.get("/players/Alice").status_code == 200
@@ -132,3 +133,13 @@ def test_chosen_names_link_to_their_pages_on_game_pages(app: Flask, client: Flas
         assert link in body, path
         assert "/players/Bob" not in body  # a label someone typed has no page
     assert "/me/name" in client.get("/me").get_data(as_text=True)
+
+
+def test_a_player_page_in_japanese(app: Flask, client: FlaskClient) -> None:
+    game = _public_game(app, client)
+    play(app, int(game["id"]), 10_000, random.Random(3))
+    client.post("/language", data={"language": "ja", "next": "/players/Alice"})
+    body = client.get("/players/Alice").get_data(as_text=True)
+    for words in ("成績", "終了した対局", "時間切れ負け", "中央値", f"対局{game['id']}"):
+        assert words in body, words
+    assert "Results" not in body and "Finished games" not in body
