@@ -151,6 +151,7 @@ def test_every_page_and_email_passes_axe(live_server: LiveServer, reader: Page, 
     decline = re.sub(r"^https?://[^/]+", "", link_to(to_cat.text_body, "/decline"))
     audit.check("decline page", decline)
     assert client.post(decline).status_code == 303
+    audit.check("player page", "/players/Ann")
 
     # "My games", the games page behind it.
     assert client.post("/me", data={"email": BEN}).status_code == 200
