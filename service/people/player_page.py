@@ -13,19 +13,21 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import quote
 
 import sqlalchemy as sa
+from flask import url_for
 from sqlmodel import Session, col, select
 
 import engine
 from service.models import Game, GameStatus, MoveEntry, Player, Seat, Visibility
 from service.ruleset_words import ruleset_title
 
-LISTED_FINISHED = 50
+LISTED_FINISHED = 20
 """The finished games listed (the latest); every finished game counts in the results."""
-LISTED_PLAYING = 100
+LISTED_PLAYING = 50
 """The games in progress listed, at most."""
-TIMED_GAMES = 50
+TIMED_GAMES = 20
 """The latest games whose turns time the median."""
 
 
@@ -40,15 +42,15 @@ class Opponent:
     """Another seat's player, as the page names them."""
 
     name: str
-    has_page: bool
-    """Whether they chose their name (only a chosen name has a page)."""
+    page_url: str | None
+    """Their player page; None unless they chose their name (a label has no page)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ListedGame:
     """One game on the page, with a link to its public page."""
 
-    public_id: str
+    public_url: str
     number: int
     ruleset_title: str
     opponents: tuple[Opponent, ...]
@@ -96,22 +98,28 @@ class _Row:
     status: str
     visibility: str
     letter: str
-    result: dict[str, object] | None
+    winner: str | None
+    termination: str | None
+    """Of a finished game (``Game.result``); None while it is played."""
 
 
 def _outcome(row: _Row) -> str | None:
-    if row.status != GameStatus.FINISHED or row.result is None:
+    if row.status != GameStatus.FINISHED or row.termination is None:
         return None
-    winner = row.result.get("winner")
-    if winner is None:
+    if row.winner is None:
         return Outcome.DRAWN
-    return Outcome.WON if winner == row.letter else Outcome.LOST
+    return Outcome.WON if row.winner == row.letter else Outcome.LOST
 
 
 def _rows(session: Session, player: Player, *, with_unlisted: bool) -> list[_Row]:
     columns = (Game.id, Game.public_id, Game.ruleset, Game.status, Game.visibility, Seat.letter)
     query = (
-        sa.select(*map(col, columns), col(Game.result))
+        # Two fields of the result, read by the database: decoding every game's JSON costs.
+        sa.select(
+            *map(col, columns),
+            col(Game.result)["winner"].as_string(),
+            col(Game.result)["termination"].as_string(),
+        )
         .join(Seat, col(Seat.game_id) == col(Game.id))
         .where(
             col(Seat.player_id) == player.id,
@@ -122,9 +130,20 @@ def _rows(session: Session, player: Player, *, with_unlisted: bool) -> list[_Row
     if not with_unlisted:
         query = query.where(col(Game.visibility) == Visibility.PUBLIC)
     rows = []
-    for game_id, public_id, ruleset, status, visibility, letter, result in session.execute(query):
+    for (
+        game_id,
+        public_id,
+        ruleset,
+        status,
+        visibility,
+        letter,
+        winner,
+        termination,
+    ) in session.execute(query):
         assert game_id is not None
-        rows.append(_Row(game_id, public_id, ruleset, status, visibility, letter, result))
+        rows.append(
+            _Row(game_id, public_id, ruleset, status, visibility, letter, winner, termination)
+        )
     return rows
 
 
@@ -140,8 +159,9 @@ def _opponents(
         .where(col(Seat.game_id).in_([r.game_id for r in rows]), col(Seat.player_id) != player_id)
         .order_by(col(Seat.game_id), col(Seat.letter))
     )
+    pages = url_for("people.player", name="_")[:-1]
     for game_id, name, key in session.exec(query):
-        found[game_id].append(Opponent(name, key is not None))
+        found[game_id].append(Opponent(name, None if key is None else pages + quote(name, safe="")))
     return {game_id: tuple(names) for game_id, names in found.items()}
 
 
@@ -191,8 +211,7 @@ def _results(rows: Sequence[_Row]) -> tuple[tuple[VariantResults, ...], int]:
             continue
         counts.setdefault(row.ruleset, {Outcome.WON: 0, Outcome.LOST: 0, Outcome.DRAWN: 0})
         counts[row.ruleset][outcome] += 1
-        assert row.result is not None
-        if outcome == Outcome.LOST and row.result.get("termination") == engine.Termination.TIME:
+        if outcome == Outcome.LOST and row.termination == engine.Termination.TIME:
             timeouts += 1
     order = list(engine.RULESETS)
     results = tuple(
@@ -217,10 +236,12 @@ def player_page(
     opponents = _opponents(session, [*playing, *finished], player.id)
     median, timed = _median_turn(session, rows)
     results, timeouts = _results(finished_all)
+    # One url_for for every game: the page lists dozens, and each url_for costs.
+    public_pages = url_for("history.public_page", public_id="_")[:-1]
 
     def listed(row: _Row) -> ListedGame:
         return ListedGame(
-            public_id=row.public_id,
+            public_url=public_pages + row.public_id,
             number=row.game_id,
             ruleset_title=ruleset_title(row.ruleset),
             opponents=opponents.get(row.game_id, ()),
