@@ -24,7 +24,7 @@ from service.players.names import (
     choose_name,
     name_key,
 )
-from tests.service.conftest import sign_in_as
+from tests.service.conftest import VALID_FORM, sign_in_as
 
 
 @pytest.mark.parametrize(
@@ -187,3 +187,17 @@ def test_the_name_form_is_in_japanese(app: Flask, client: FlaskClient) -> None:
     page = client.get("/me/name").get_data(as_text=True)
     assert "Choose the name other players will see" not in page
     assert "名前" in page
+
+
+def test_a_game_started_under_a_name_that_cannot_be_chosen_keeps_the_name_as_it_was(
+    app: Flask, client: FlaskClient
+) -> None:
+    sign_in_as(app, client, "alice@example.org", "Alice")
+    assert client.post("/me/name", data={"name": "Alice"}).status_code == 303
+    sign_in_as(app, client, "bob@example.org", "Idiot")
+    form = {**VALID_FORM, "a_name": "AIice", "a_email": "bob@example.org"}
+    form |= {"b_name": "Carol", "b_email": "carol@example.org"}
+    assert client.post("/games/new", data=form).status_code == 303  # the game goes ahead
+    with app.app_context(), session_scope() as session:
+        bob = find_player(session, "bob@example.org")
+        assert bob is not None and bob.display_name == "Idiot" and not bob.name_confirmed
