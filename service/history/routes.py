@@ -50,11 +50,14 @@ def public_page(public_id: str) -> Response | str:
     ply = request.args.get("ply")
     with read_scope() as session:
         # The position shown comes with the game: its nearest snapshot, in the same query.
-        game = load_game_by_public_id(session, public_id, requested_ply(ply)).game
+        loaded = load_game_by_public_id(session, public_id, requested_ply(ply))
+        game = loaded.game
+        # A player choosing their name renames (and links) them on every page of their games.
+        names = [(p.display_name, p.name_key is not None) for _, p in loaded.seats.values()]
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
             series_version(session, game), computer_plays_now(session, game),
-            deadline_left(game.deadline),
+            deadline_left(game.deadline), names,
         )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:

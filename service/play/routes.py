@@ -98,13 +98,15 @@ def private_page(token: str) -> Response | str:
         game, seat = seat_for_token(session, seat_token)
         if game.deal is not None:
             assert game.id is not None
-            _, player = seats_of(session, game.id)[seat.letter]
+            seats = seats_of(session, game.id)
+            _, player = seats[seat.letter]
+            names = [(p.display_name, p.name_key is not None) for _, p in seats.values()]
             bouncing = bouncing_addresses(session, game.id)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(session, game),
-                player.time_zone, deadline_left(game.deadline),
+                player.time_zone, deadline_left(game.deadline), names,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:

@@ -143,3 +143,19 @@ def test_a_player_page_in_japanese(app: Flask, client: FlaskClient) -> None:
     for words in ("成績", "終了した対局", "時間切れ負け", "中央値", f"対局{game['id']}"):
         assert words in body, words
     assert "Results" not in body and "Finished games" not in body
+
+
+def test_game_pages_show_a_name_chosen_after_they_were_fetched(
+    app: Flask, client: FlaskClient
+) -> None:
+    game = _public_game(app, client)
+    public = app.test_client()
+    paths = (f"/games/{game['public_id']}", f"/p/{game['token']['B']}")
+    tags = {path: public.get(path).headers["ETag"] for path in paths}
+    bob = app.test_client()
+    sign_in_as(app, bob, "bob@example.org", "Bob")
+    assert bob.post("/me/name", data={"name": "Bobby"}).status_code == 303
+    for path in paths:
+        again = public.get(path, headers={"If-None-Match": tags[path]})
+        assert again.status_code == 200, path
+        assert '<a href="/players/Bobby">Bobby</a>' in again.get_data(as_text=True)
