@@ -71,6 +71,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.history import bp as history_bp
     from service.lobby import bp as lobby_bp
     from service.lobby.cli import games_cli
+    from service.people import bp as people_bp
     from service.play import bp as play_bp
     from service.present.board import board_html
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
@@ -92,6 +93,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(lobby_bp)
     app.register_blueprint(play_bp)
     app.register_blueprint(history_bp)
+    app.register_blueprint(people_bp)
     app.register_blueprint(health.bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)

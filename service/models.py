@@ -101,6 +101,11 @@ class Player(SQLModel, table=True):
     name_confirmed: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     """True once the owner chose ``display_name`` (signed in, or confirming a game they started
     under it): after that nobody else's typing renames them (``games.players.name_by_owner``)."""
+    name_key: str | None = Field(default=None, max_length=160, unique=True)
+    """The chosen name's key (``service.players.names.name_key``: case and look-alikes folded),
+    unique: one player per name. None until the owner chose a name."""
+    name_changed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """When the owner last changed their chosen name (a change waits a month after it)."""
     preferences: TurnChoices = Field(
         default_factory=lambda: TurnChoices(),
         sa_type=sa.JSON,

@@ -5,10 +5,14 @@ Functions take the caller's session and never commit: the caller's ``session_sco
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from service import clock
 from service.models import Player
+from service.players.names import NameRefusedError, NameTakenError, NameTooSoonError, choose_name
 
 
 def find_player(session: Session, email: str) -> Player | None:
@@ -36,10 +40,13 @@ def find_or_add_player(session: Session, email: str, display_name: str) -> Playe
 
 def name_by_owner(session: Session, player: Player, name: str, *, again: bool) -> None:
     """The owner of the address (signed in, or following a link to their inbox) named themselves:
-    their name from now on. ``again``: also over a name they chose before (their signed-in
-    browser); a confirmed game's name replaces only a label someone else typed."""
+    their public name from now on, if the rules of names allow it (``service.players.names``:
+    free, not reserved, not changed in the last month); otherwise their name stays as it is, and
+    they choose one on their "my games" page. ``again``: also over a name they chose before
+    (their signed-in browser); a confirmed game's name replaces only a label someone else
+    typed."""
     if player.name_confirmed and not again:
         return
-    player.display_name = name
-    player.name_confirmed = True
-    session.add(player)
+    # Refused, the game goes ahead under the name they have.
+    with suppress(NameRefusedError, NameTakenError, NameTooSoonError):
+        choose_name(session, player, name, clock.now())

@@ -162,6 +162,9 @@ def close_account(session: Session, player: Player) -> None:
     player.email = f"closed-{player.id}@{CLOSED_DOMAIN}"
     player.display_name = CLOSED_NAME
     player.name_confirmed = True
+    # The chosen name is theirs no more: its key (the player page, look-alike guard) goes too.
+    player.name_key = None
+    player.name_changed_at = None
     player.closed_at = clock.now()
     player.preferences = {}
     player.time_zone = None

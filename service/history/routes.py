@@ -52,10 +52,12 @@ def public_page(public_id: str) -> Response | str:
         # The position shown comes with the game: its nearest snapshot, in the same query.
         loaded = load_game_by_public_id(session, public_id, requested_ply(ply))
         game = loaded.game
+        # A player choosing their name renames (and links) them on every page of their games.
+        names = [(p.display_name, p.name_key is not None) for _, p in loaded.seats.values()]
         etag = page_etag(
             "public", game.id, ply, game.ply, game.status, game.updated_at,
             series_version(session, game), computer_plays_now(loaded),
-            deadline_left(game.deadline),
+            deadline_left(game.deadline), names,
         )  # fmt: skip
         unchanged = not_modified(etag, PUBLIC)
         if unchanged is not None:
@@ -121,6 +123,7 @@ def _my_games_page(session: Session, player: Player, *, signed_in: bool, token: 
     return render_template(
         "history/my_games.html",
         name=player.display_name,
+        has_page=player.name_key is not None,
         games=player_games(session, player),
         signed_in=signed_in,
         defaults=player_defaults(player),
@@ -175,7 +178,9 @@ def sign_in_view(token: str) -> Response:
         confirm_address(session, player.id)
         adopt_page_language(player)
         sign_in(player)
-    return redirect(url_for("history.my_games_request"), code=303)
+        # A player who has not chosen their public name yet chooses it first.
+        named = player.name_confirmed and player.name_key is not None
+    return redirect(url_for("history.my_games_request" if named else "people.name_page"), code=303)
 
 
 @bp.post("/me/sign-out")

@@ -100,12 +100,13 @@ def private_page(token: str) -> Response | str:
         if game.deal is not None:
             assert game.id is not None
             _, player = loaded.seats[seat.letter]
+            names = [(p.display_name, p.name_key is not None) for _, p in loaded.seats.values()]
             bouncing = bouncing_addresses(session, loaded)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(loaded),
-                player.time_zone, deadline_left(game.deadline),
+                player.time_zone, deadline_left(game.deadline), names,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:

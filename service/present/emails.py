@@ -113,7 +113,6 @@ class InvitationEmail:
 
     facts: GameFacts
     inviter_name: str
-    inviter_email: str
     also_invited: str
     accept_url: str
     decline_url: str
@@ -140,7 +139,6 @@ def queue_invitations(
         return InvitationEmail(
             facts=facts_of(game),
             inviter_name=shown_name(creator),
-            inviter_email=creator.email,
             also_invited=in_words([n for s, n in invited.items() if s != letter]),
             accept_url=f"{token_url}/accept",
             decline_url=f"{token_url}/decline",

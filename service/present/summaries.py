@@ -42,6 +42,8 @@ class GameSummary:
     computers: tuple[str, ...]
     visibility: str
     players: SeatNames
+    with_pages: tuple[str, ...]
+    """The seats whose player chose their name: it links to their player page."""
     title: str
     creator: str
     """The first seat's name: the one who started the game and invited the others."""
@@ -88,6 +90,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         computers=tuple(letter for letter, (_, player) in seats.items() if player.computer),
         visibility=game.visibility,
         players=names,
+        with_pages=tuple(letter for letter, (_, p) in seats.items() if p.name_key is not None),
         title=str(gettext(" vs ")).join(names.values()),
         creator=names.get(engine.FIRST_SEAT, "?"),
         invited=in_words([name for seat, name in names.items() if seat != engine.FIRST_SEAT]),

@@ -257,6 +257,7 @@ def audit_every_page_and_email(server: LiveServer, reader: Page, axe: Axe, langu
     decline = re.sub(r"^https?://[^/]+", "", link_to(to_cat.text_body, "/decline"))
     audit.check("decline page", decline)
     assert client.post(decline).status_code == 303
+    audit.check("player page", "/players/Ann")
 
     # "My games", the games page behind it.
     assert client.post("/me", data={"email": BEN}).status_code == 200

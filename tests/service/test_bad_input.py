@@ -21,6 +21,7 @@ from sqlmodel import SQLModel
 from service import tokens
 from service.db import get_engine, session_scope
 from service.games.loaded import load_game
+from service.games.players import find_or_add_player
 from service.games.seats import read_seats
 from service.games.state import load_state
 from service.outbox.signed import MailPurpose, make_token
@@ -35,6 +36,10 @@ class Case:
     data: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
+    signed_in: str | None = None
+    """Whose signed-in browser sends it (a name of ``SIGNED_IN``), or nobody's."""
+    status: int | None = None
+    """The status it must get, when the catalogue says (else any 4xx)."""
 
 
 def _sign(purpose: tokens.Purpose, payload: Any) -> str:
@@ -319,7 +324,53 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
     return cases
 
 
-CASES = _cases()
+def _people_cases() -> dict[str, Case]:
+    """Public names and player pages (issue 24). Alice chose "Alice" once; Bob chose "Bob";
+    Mallory changed her name today."""
+    cases: dict[str, Case] = {}
+    bad_names = {
+        "bell": "Al\x07ice", "nul": "Al\x00ice", "line break": "Al\nice",
+        "right-to-left override": "\u202eecilA", "right-to-left mark": "\u200fBobby",
+        "left-to-right mark": "Bobby\u200e", "zero-width space": "Bo\u200bbby",
+        "zero-width joiner": "Bo\u200dbby", "byte order mark": "\ufeffBobby",
+        "200 characters": "x" * 200, "5000 characters": "y" * 5000, "empty": "",
+        "spaces only": "   ", "reserved admin": "Admin", "reserved computer": "Computer (expert)",
+        "reserved moderator": "MODERATOR", "reserved level": "Expert",
+        "look-alike digit": "B0b", "look-alike capitals": "BOB",
+        "look-alike cyrillic o": "B\u043eb", "look-alike cyrillic capitals": "\u0412\u041e\u0412",
+        "look-alike spaced": "B o b", "an address": "bobby@example.org", "markup": "<b>Bobby</b>",
+        "encoded word": "=?utf-8?q?Bobby?=",
+    }  # fmt: skip
+    for what, name in bad_names.items():
+        status = 409 if what.startswith("look-alike") else 400
+        cases[f"POST /me/name {what}"] = Case(
+            "POST", "/me/name", {"name": name}, signed_in="alice", status=status
+        )
+    cases["POST /me/name too soon"] = Case(
+        "POST", "/me/name", {"name": "Mallory Three"}, signed_in="mallory", status=429
+    )
+    cases["POST /me/name signed out"] = Case("POST", "/me/name", {"name": "Alicia"}, status=403)
+    cases["POST /me/name no field"] = Case("POST", "/me/name", {}, signed_in="alice", status=400)
+    cases["GET unknown player"] = Case("GET", "/players/Nobody-Here", status=404)
+    cases["GET player long name"] = Case("GET", "/players/" + "x" * 5000, status=404)
+    cases["GET player NUL"] = Case("GET", "/players/%00", status=404)
+    cases["GET player label only"] = Case("GET", "/players/Carol", status=404)
+    cases["POST block signed out"] = Case("POST", "/players/Bob/block", status=403)
+    cases["POST unblock signed out"] = Case("POST", "/players/Bob/unblock", status=403)
+    cases["POST block self"] = Case("POST", "/players/Alice/block", signed_in="alice", status=400)
+    cases["POST block self look-alike"] = Case(
+        "POST", "/players/AIice/block", signed_in="alice", status=400
+    )
+    cases["POST block unknown"] = Case(
+        "POST", "/players/Nobody-Here/block", signed_in="alice", status=404
+    )
+    cases["GET block"] = Case("GET", "/players/Bob/block", signed_in="alice", status=405)
+    cases["DELETE player"] = Case("DELETE", "/players/Bob", signed_in="alice", status=405)
+    return cases
+
+
+CASES = {**_cases(), **_people_cases()}
+SIGNED_IN = ("alice", "bob", "mallory")
 
 
 def _dump(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
@@ -331,6 +382,20 @@ def _dump(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
             )
             for table in SQLModel.metadata.sorted_tables
         }
+
+
+def _name_themselves(app: Flask, email: str, *names: str) -> str:
+    """A signed-in browser of ``email`` chooses ``names`` one after the other; its "my games"
+    token."""
+    with app.app_context(), session_scope() as session:
+        player = find_or_add_player(session, email, "label")
+        assert player.id is not None
+        token = tokens.make_games_token(player.id, player.token_generation)
+    browser = app.test_client()
+    assert browser.post(f"/me/{token}/sign-in").status_code == 303
+    for name in names:
+        assert browser.post("/me/name", data={"name": name}).status_code == 303
+    return token
 
 
 def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
@@ -345,6 +410,12 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
     closed_cookie = carol.get_cookie(cookie_name)
     assert closed_cookie is not None
     assert carol.post("/me/close", data={"confirm": "close"}).status_code == 303
+    signed_in = {
+        "bob": _name_themselves(app, "bob@example.org", "Bob"),
+        "mallory": _name_themselves(app, "mallory@example.org", "Mal", "Mallory"),
+    }
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, "carol@example.org", "Carol")  # a label, never chosen
     with app.app_context(), session_scope() as session:
         state = load_state(session, load_game(session, game["id"]))
         seats = read_seats(session, game["id"])
@@ -371,6 +442,7 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
             "alice_cookie": f"{cookie_name}={alice_cookie.value}",
             "closed_cookie": f"{cookie_name}={closed_cookie.value}",
             "tampered_cookie": f"{cookie_name}={_tamper(alice_cookie.value)}",
+            **{f"signed_in_{name}": token for name, token in signed_in.items()},
         }
 
 
@@ -385,6 +457,7 @@ def _fill(value: Any, links: dict[str, str]) -> Any:
 
 def test_the_catalogue_has_at_least_100_cases() -> None:
     assert len(CASES) >= 100, len(CASES)
+    assert len(_people_cases()) >= 20
 
 
 @pytest.fixture(scope="module")
@@ -414,6 +487,9 @@ def test_bad_input_is_refused_and_changes_nothing(
         case = Case(method, path.replace("{t}", token), data)
     path = _fill(case.path, links)
     data = None if case.data is None else {k: _fill(v, links) for k, v in case.data.items()}
+    if case.signed_in is not None:
+        token = links.get(f"signed_in_{case.signed_in}", links["me"])
+        assert client.post(f"/me/{token}/sign-in").status_code == 303
     before = _dump(app)
     response = client.open(
         path, method=case.method, data=case.raw if case.raw is not None else data,
@@ -421,6 +497,8 @@ def test_bad_input_is_refused_and_changes_nothing(
     )  # fmt: skip
     body = response.get_data(as_text=True)
     assert 400 <= response.status_code < 500, (name, response.status_code, body[:500])
+    if case.status is not None:
+        assert response.status_code == case.status, (name, response.status_code, body[:500])
     assert "Traceback" not in body
     if response.mimetype == "text/html":
         assert "<title>" in body, "a page a person can read"

@@ -2,10 +2,10 @@
 
     foundation modules  <  games (the game store)  <  outbox  <  present  <  areas  <  the factory
 
-An area (play, history, lobby, turns, mail, inbound) imports the layers below and never another
-area; no two packages import each other in a circle; no import hides inside a function to dodge one
-(the app factory registering blueprints is the one exception). Read from the source with ``ast``:
-nothing is imported to check it.
+An area (play, history, lobby, turns, mail, inbound, people) imports the layers below and never
+another area; no two packages import each other in a circle; no import hides inside a function to
+dodge one (the app factory registering blueprints is the one exception). Read from the source
+with ``ast``: nothing is imported to check it.
 
 Templates receive typed values only: every page and email a game brings about is rendered, and
 no value handed to a template is a dict (or a list of dicts) that mypy cannot check.
@@ -42,7 +42,8 @@ from tests.worker.turn_games import (
 
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
-LAYERS = {"service.players": 1, "service.games": 1, "service.outbox": 2, "service.present": 3}
+# service.players reads only the foundation, so the game store may ask it (who blocks whom, names).
+LAYERS = {"service.players": 0, "service.games": 1, "service.outbox": 2, "service.present": 3}
 AREAS = (
     "service.play",
     "service.history",
@@ -50,6 +51,7 @@ AREAS = (
     "service.turns",
     "service.mail",
     "service.inbound",
+    "service.people",
 )
 TOP = ("service", "service.embedded_beat")
 """The app factory and the embedded mode's sweep command: they wire the areas together."""

@@ -161,7 +161,7 @@ def test_signed_in_creator_invites_both_at_once(app: Flask, client: FlaskClient)
     assert [row.recipient for row in invitations] == ["bob@example.org", "carol@example.org"]
     for row, seat, other in zip(invitations, "BC", ("Carol", "Bob"), strict=True):
         assert row.game_id == game["id"]
-        assert "Alice (alice@example.org) invites you and " + other in row.text_body
+        assert "Alice invites you and " + other in row.text_body
         # Each invitation carries its own seat's links.
         for fragment in ("/accept", "/decline"):
             link = link_to(row.text_body, fragment)
