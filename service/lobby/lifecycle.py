@@ -159,6 +159,30 @@ def _new_series(session: Session, new: NewGame) -> int | None:
     return series.id
 
 
+def create_agreed_game(session: Session, new: NewGame) -> Game:
+    """A game every player has agreed to already (a challenge accepted in the lobby, two
+    standing requests paired): every seat in, dealt at once and the game-started emails queued,
+    as when the last invited seat accepts; no invitation goes. A single game for two."""
+    game = new_game(
+        ruleset=new.ruleset,
+        claims=new.claims.value,
+        days_per_move=new.days_per_move,
+        vacation_days=new.vacation_days,
+        visibility=new.visibility.value,
+        computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
+    )
+    session.add(game)
+    session.flush()
+    assert game.id is not None
+    for letter, name, email in new.players:
+        player = find_or_add_player(session, email, name)
+        assert player.id is not None
+        session.add(Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=True))
+    session.flush()
+    deal_when_all_accepted(session, game)
+    return game
+
+
 def deal_when_all_accepted(session: Session, game: Game) -> bool:
     """Deal a game still invited once every seat is in (the last invited person accepted, or
     the computer plays every other seat), and tell the players. Call with the game locked."""
