@@ -16,7 +16,7 @@ from service import clock
 from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.games.seats import seats_of
-from service.lobby.automatch import find_opponent, renew_due
+from service.lobby.automatch import RENEW_TASK, find_opponent, renew_due
 from service.lobby.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 from service.lobby.challenges import (
     MAX_OPEN_CHALLENGES,
@@ -212,3 +212,11 @@ def test_automatch_pairs_the_next_compatible_request(app: Flask) -> None:
             ).one()
             == 2
         )
+
+
+def test_the_beat_schedule_renews_standing_requests(app: Flask) -> None:
+    celery = app.extensions["celery"]
+    tasks = {entry["task"] for entry in celery.conf.beat_schedule.values()}
+    assert RENEW_TASK in tasks
+    with app.app_context():
+        assert celery.tasks[RENEW_TASK].apply().get() == {"renewed": [], "waiting": 0}

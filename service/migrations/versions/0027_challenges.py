@@ -9,7 +9,7 @@ Create Date: 2026-11-26
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel  # noqa: F401
 from alembic import op
 
 revision: str = "0027"
@@ -22,13 +22,13 @@ def upgrade() -> None:
     op.create_table(
         "challenges",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
-        sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("poster_id", sa.Integer(), nullable=False),
-        sa.Column("ruleset", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
-        sa.Column("claims", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+        sa.Column("ruleset", sa.String(length=32), nullable=False),
+        sa.Column("claims", sa.String(length=16), nullable=False),
         sa.Column("days_per_move", sa.Integer(), nullable=False),
-        sa.Column("message", sqlmodel.sql.sqltypes.AutoString(length=500), nullable=True),
+        sa.Column("message", sa.String(length=500), nullable=True),
         sa.Column("played_only", sa.Boolean(), nullable=False),
         sa.Column("keep_going", sa.Boolean(), nullable=False),
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
