@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, select
@@ -86,33 +87,36 @@ class ListedChallenge:
 
 
 def parse_terms(form: Mapping[str, str]) -> ChallengeTerms:
-    """Validate a posted challenge. Raises FormError naming every bad field."""
+    """Validate a posted challenge (in a request: the errors are in the reader's words).
+    Raises FormError naming every bad field."""
     errors: dict[str, str] = {}
     ruleset = form.get("ruleset", "battleline")
     if ruleset not in LOBBY_RULESETS:
-        errors["ruleset"] = "must be one of " + ", ".join(LOBBY_RULESETS)
+        errors["ruleset"] = _("Please choose one of the variants offered.")
     claims = RULESETS[ruleset].default_claims if ruleset in RULESETS else ClaimTiming.ADVANCED
     if form.get("claims"):
         try:
             claims = ClaimTiming(form["claims"])
         except ValueError:
-            errors["claims"] = "must be advanced or standard"
+            errors["claims"] = _("Claims must be the advanced rule or standard.")
     days = DEFAULT_DAYS_PER_MOVE
     days_text = form.get("days_per_move", "").strip()
     if days_text:
         days = int(days_text) if re.fullmatch(r"[0-9]{1,2}", days_text) else 0
         if not 1 <= days <= MAX_DAYS_PER_MOVE:
-            errors["days_per_move"] = (
-                f"must be a whole number of days from 1 to {MAX_DAYS_PER_MOVE}"
+            errors["days_per_move"] = _(
+                "Days per move must be a whole number from 1 to %(max)s.", max=MAX_DAYS_PER_MOVE
             )
     message = form.get("message", "").strip() or None
     if message is not None:
         if len(message) > MAX_MESSAGE_LENGTH:
-            errors["message"] = f"must be at most {MAX_MESSAGE_LENGTH} characters"
+            errors["message"] = _(
+                "The message must be at most %(max)s characters.", max=MAX_MESSAGE_LENGTH
+            )
         elif _CONTROL.search(message.replace("\r\n", "\n")):
-            errors["message"] = "must be plain text, without control characters"
+            errors["message"] = _("The message must be plain text, without control characters.")
         elif _HTML.search(message):
-            errors["message"] = "must be plain text, without HTML"
+            errors["message"] = _("The message must be plain text, without HTML.")
     if errors:
         raise FormError(errors)
     return ChallengeTerms(
@@ -147,7 +151,7 @@ def post_challenge(
         raise ChallengeError(
             lazy_gettext(
                 "You already have %(count)s open challenges: withdraw one, or wait until one "
-                "is accepted or expires. Nothing was posted.",
+                "is accepted or expires. Nothing was changed.",
                 count=MAX_OPEN_CHALLENGES,
             ),
             429,

@@ -1,0 +1,90 @@
+"""The lobby's pages (service.lobby.challenge_routes): two people who do not know each other's
+address meet through an open challenge or automatch; names shown, never addresses; the page is
+bounded; English and Japanese."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import select
+
+from service.db import session_scope
+from service.lobby.challenge_models import Challenge
+from service.lobby.challenges import LOBBY_PAGE_SIZE
+from service.models import Game, GameStatus
+from tests.service.conftest import sign_in_as
+
+FORM = {"ruleset": "battleline", "claims": "advanced", "days_per_move": "3"}
+
+
+def _signed_in(app: Flask, email: str, name: str) -> FlaskClient:
+    client = app.test_client()
+    sign_in_as(app, client, email, name)
+    return client
+
+
+def test_a_challenge_posted_in_the_lobby_is_accepted_by_a_stranger(app: Flask) -> None:
+    alice = _signed_in(app, "alice@example.org", "Alice")
+    bob = _signed_in(app, "bob@example.org", "Bob")
+    posted = alice.post("/lobby/challenges", data={**FORM, "message": "Hi <3 & good luck"})
+    assert posted.status_code == 303
+    page = bob.get("/lobby", query_string={"ruleset": "battleline", "days": "3"})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Alice" in html
+    assert "alice@example.org" not in html
+    assert "Hi &lt;3 &amp; good luck" in html
+    assert "/games/new?b_computer=normal" in html
+    with app.app_context(), session_scope() as session:
+        challenge = session.exec(select(Challenge)).one()
+    assert "Alice" not in bob.get("/lobby", query_string={"days": "5"}).get_data(as_text=True)
+    accepted = bob.post(f"/lobby/challenges/{challenge.id}/accept")
+    assert accepted.status_code == 303 and "/p/" in accepted.headers["Location"]
+    private = bob.get(accepted.headers["Location"])
+    assert private.status_code == 200
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Game)).one().status == GameStatus.ACTIVE
+
+
+def test_automatch_from_the_lobby_opens_the_game_for_the_second(app: Flask) -> None:
+    alice = _signed_in(app, "alice@example.org", "Alice")
+    bob = _signed_in(app, "bob@example.org", "Bob")
+    first = alice.post("/lobby/automatch", data={**FORM, "keep_going": "1"})
+    assert first.status_code == 303 and first.headers["Location"].endswith("/lobby")
+    assert "Looking for an opponent" in alice.get("/lobby").get_data(as_text=True)
+    second = bob.post("/lobby/automatch", data=FORM)
+    assert second.status_code == 303 and "/p/" in second.headers["Location"]
+
+
+def test_the_lobby_shows_one_bounded_page_with_a_link_to_the_next(app: Flask) -> None:
+    from service.games.players import find_or_add_player
+    from service.lobby.challenge_models import ChallengeKind, ChallengeStatus
+    from service.models import utcnow
+
+    with app.app_context(), session_scope() as session:
+        for n in range(LOBBY_PAGE_SIZE + 3):
+            player = find_or_add_player(session, f"p{n}@example.org", f"Player {n}")
+            session.flush()
+            assert player.id is not None
+            session.add(
+                Challenge(
+                    kind=ChallengeKind.OPEN, status=ChallengeStatus.OPEN, poster_id=player.id,
+                    ruleset="battleline", claims="advanced", days_per_move=3,
+                    expires_at=utcnow().replace(year=2100),
+                )
+            )  # fmt: skip
+    html = app.test_client().get("/lobby").get_data(as_text=True)
+    assert html.count("offers Battle Line") == LOBBY_PAGE_SIZE
+    assert "before=" in html and "Player 0 " not in html
+    with app.app_context(), session_scope() as session:
+        ids = sorted(c.id for c in session.exec(select(Challenge)) if c.id is not None)
+    older = app.test_client().get("/lobby", query_string={"before": ids[3]})
+    assert older.get_data(as_text=True).count("offers Battle Line") == 3
+
+
+def test_the_lobby_speaks_japanese(app: Flask) -> None:
+    alice = _signed_in(app, "alice@example.org", "Alice")
+    alice.post("/lobby/challenges", data=FORM)
+    html = app.test_client().get("/lobby", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "ロビー" in html and "Alice" in html
+    for english in ("Lobby", "Post a challenge", "days per move", "Play the computer"):
+        assert english not in html
