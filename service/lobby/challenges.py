@@ -256,7 +256,7 @@ def accept_challenge(session: Session, challenge_id: int, taker: Player) -> Game
     """``taker`` accepts an open challenge of the lobby: the game is dealt at once. Raises
     ChallengeError: no such challenge (404), their own (409), not open to them (403), already
     taken, withdrawn or expired (409)."""
-    challenge = session.get(Challenge, challenge_id)
+    challenge = _challenge_row(session, challenge_id)
     if challenge is None or challenge.kind != ChallengeKind.OPEN:
         raise ChallengeError(lazy_gettext("There is no such challenge."), 404)
     if challenge.poster_id == taker.id:
@@ -273,6 +273,13 @@ def accept_challenge(session: Session, challenge_id: int, taker: Player) -> Game
     return game
 
 
+def _challenge_row(session: Session, challenge_id: int) -> Challenge | None:
+    # An id beyond the column's integers names no challenge (PostgreSQL refuses to look).
+    if not 0 < challenge_id < 2**31:
+        return None
+    return session.get(Challenge, challenge_id)
+
+
 def _gone() -> ChallengeError:
     return ChallengeError(
         lazy_gettext(
@@ -286,7 +293,7 @@ def _gone() -> ChallengeError:
 def withdraw_challenge(session: Session, challenge_id: int, poster: Player) -> None:
     """The poster takes back one of their open challenges or standing requests. Raises
     ChallengeError: not theirs or not there (404), no longer open (409)."""
-    challenge = session.get(Challenge, challenge_id)
+    challenge = _challenge_row(session, challenge_id)
     if challenge is None or challenge.poster_id != poster.id:
         raise ChallengeError(lazy_gettext("There is no such challenge."), 404)
     withdrawn = session.execute(
