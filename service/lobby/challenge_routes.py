@@ -8,9 +8,10 @@ session proves. GET and HEAD change nothing.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -27,6 +28,7 @@ from service.lobby.challenges import (
     LOBBY_RULESETS,
     MAX_MESSAGE_LENGTH,
     MAX_OPEN_CHALLENGES,
+    ListedChallenge,
     accept_challenge,
     open_challenges,
     own_challenges,
@@ -78,6 +80,37 @@ def _whole(name: str, low: int, high: int) -> int | None:
     return int(text) if re.fullmatch(r"[0-9]{1,9}", text) and low <= int(text) <= high else None
 
 
+@dataclass(frozen=True)
+class LobbyLine:
+    """One challenge as the lobby shows it, its words in the reader's language."""
+
+    id: int
+    offer: str
+    """Who offers which game ("Alice offers Battle Line, 3 days per move.")."""
+    claims: str
+    played_only: bool
+    message: str | None
+
+
+def _lines(listed: list[ListedChallenge]) -> list[LobbyLine]:
+    """The page's lines, each message translated once per page rather than once per line (a
+    page of the lobby is most of its cost in words)."""
+    offer = gettext("%(name)s offers %(variant)s, %(days)s days per move.")
+    claims = {"standard": gettext("Standard claims."), "advanced": gettext("Advanced rule.")}
+    titles = {name: ruleset_title(name) for name in LOBBY_RULESETS}
+    return [
+        LobbyLine(
+            id=c.id,
+            offer=offer
+            % {"name": c.poster_name, "variant": titles[c.ruleset], "days": c.days_per_move},
+            claims=claims.get(c.claims, claims["advanced"]),
+            played_only=c.played_only,
+            message=c.message,
+        )
+        for c in listed
+    ]
+
+
 def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
     ruleset = _filter("ruleset", LOBBY_RULESETS)
     days = _whole("days", 1, MAX_DAYS_PER_MOVE)
@@ -90,7 +123,7 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
     return (
         render_template(
             "lobby/lobby.html",
-            challenges=listed,
+            challenges=_lines(listed),
             mine=mine,
             signed_in=player is not None,
             errors=errors,

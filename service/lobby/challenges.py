@@ -317,7 +317,16 @@ def open_challenges(
     """One page of the lobby: open challenges newest first (ids below ``before_id``), by
     variant and days per move when given. One indexed query (``ix_challenges_lobby``)."""
     query = (
-        select(Challenge, col(Player.display_name))
+        sa.select(
+            col(Challenge.id),
+            col(Player.display_name),
+            col(Challenge.ruleset),
+            col(Challenge.claims),
+            col(Challenge.days_per_move),
+            col(Challenge.message),
+            col(Challenge.played_only),
+            col(Challenge.expires_at),
+        )
         .join(Player, col(Player.id) == Challenge.poster_id)
         .where(col(Challenge.kind) == ChallengeKind.OPEN.value, _open_now(clock.now()))
     )
@@ -327,21 +336,9 @@ def open_challenges(
         query = query.where(col(Challenge.days_per_move) == days_per_move)
     if before_id is not None:
         query = query.where(col(Challenge.id) < before_id)
-    rows = session.exec(query.order_by(col(Challenge.id).desc()).limit(limit)).all()
-    return [
-        ListedChallenge(
-            id=challenge.id,
-            poster_name=name,
-            ruleset=challenge.ruleset,
-            claims=challenge.claims,
-            days_per_move=challenge.days_per_move,
-            message=challenge.message,
-            played_only=challenge.played_only,
-            expires_at=challenge.expires_at,
-        )
-        for challenge, name in rows
-        if challenge.id is not None
-    ]
+    # Columns, not rows as objects: a page of the lobby is read, never changed.
+    rows = session.execute(query.order_by(col(Challenge.id).desc()).limit(limit)).all()
+    return [ListedChallenge(*row) for row in rows]
 
 
 def own_challenges(session: Session, poster: Player) -> Sequence[Challenge]:
