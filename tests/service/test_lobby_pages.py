@@ -12,6 +12,7 @@ from service.db import session_scope
 from service.lobby.challenge_models import Challenge
 from service.lobby.challenges import LOBBY_PAGE_SIZE
 from service.models import Game, GameStatus
+from service.outbox.models import OutboxMessage
 from tests.service.conftest import sign_in_as
 
 FORM = {"ruleset": "battleline", "claims": "advanced", "days_per_move": "3"}
@@ -42,7 +43,12 @@ def test_a_challenge_posted_in_the_lobby_is_accepted_by_a_stranger(app: Flask) -
     private = bob.get(accepted.headers["Location"])
     assert private.status_code == 200
     with app.app_context(), session_scope() as session:
-        assert session.exec(select(Game)).one().status == GameStatus.ACTIVE
+        game = session.exec(select(Game)).one()
+        assert game.status == GameStatus.ACTIVE
+        kinds = session.exec(
+            select(OutboxMessage.kind).where(OutboxMessage.game_id == game.id)
+        ).all()
+        assert kinds.count("game_started") == 2 and kinds.count("your_turn") == 1, kinds
 
 
 def test_automatch_from_the_lobby_opens_the_game_for_the_second(app: Flask) -> None:
