@@ -96,15 +96,41 @@ class RenewReport:
     """Ids of the fresh requests posted."""
     waiting: int = 0
     """Requests whose game goes on."""
+    expired: int = 0
+    """Open challenges and requests past their expiry marked expired: the lobby's indexes
+    then hold few that its queries must skip."""
+
+
+def _mark_expired(session: Session, moment: datetime) -> int:
+    due = (
+        select(col(Challenge.id))
+        .where(
+            col(Challenge.status) == ChallengeStatus.OPEN.value,
+            col(Challenge.expires_at) <= moment,
+        )
+        .limit(RENEW_BATCH)
+    )
+    marked = session.execute(
+        sa.update(Challenge)
+        .where(
+            col(Challenge.id).in_(due.scalar_subquery()),
+            col(Challenge.status) == ChallengeStatus.OPEN.value,
+        )
+        .values(status=ChallengeStatus.EXPIRED.value)
+        .execution_options(synchronize_session=False)
+    )
+    return int(marked.rowcount)  # type: ignore[attr-defined]
 
 
 def renew_due(now: datetime | None = None) -> RenewReport:
-    """Renew the kept-going requests due by ``now`` whose game has ended (one transaction per
-    batch; rows taken by another sweep at the same time are skipped). Idempotent: a renewed row's
+    """Mark a batch of challenges past their expiry, and renew the kept-going requests due by
+    ``now`` whose game has ended (one transaction per batch; rows taken by another sweep at the
+    same time are skipped). Idempotent: a renewed row's
     ``renew_at`` is cleared in the transaction that posts its successor."""
     moment = clock.now() if now is None else now
     report = RenewReport()
     with session_scope() as session:
+        report.expired = _mark_expired(session, moment)
         due = session.exec(
             select(Challenge)
             .where(col(Challenge.renew_at) <= moment)

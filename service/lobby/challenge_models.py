@@ -28,6 +28,9 @@ class ChallengeStatus(enum.StrEnum):
     """Accepted or paired: ``game_id`` is the game it made."""
     WITHDRAWN = "withdrawn"
     """Taken back by its poster."""
+    EXPIRED = "expired"
+    """Past ``expires_at`` untaken, as the beat task marks it (until then the lobby's WHERE on
+    ``expires_at`` already hides it)."""
 
 
 class Challenge(SQLModel, table=True):

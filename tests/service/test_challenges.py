@@ -219,4 +219,24 @@ def test_the_beat_schedule_renews_standing_requests(app: Flask) -> None:
     tasks = {entry["task"] for entry in celery.conf.beat_schedule.values()}
     assert RENEW_TASK in tasks
     with app.app_context():
-        assert celery.tasks[RENEW_TASK].apply().get() == {"renewed": [], "waiting": 0}
+        assert celery.tasks[RENEW_TASK].apply().get() == {
+            "renewed": [],
+            "waiting": 0,
+            "expired": 0,
+        }
+
+
+def test_the_beat_task_marks_expired_challenges(app: Flask) -> None:
+    alice, bob = _players(app, "Alice", "Bob")
+    old, fresh = _post(app, alice), _post(app, bob)
+    with app.app_context(), session_scope() as session:
+        row = session.get(Challenge, old)
+        assert row is not None
+        row.expires_at = clock.now() - timedelta(minutes=1)
+        session.add(row)
+    with app.app_context():
+        assert renew_due().expired == 1
+        assert renew_due().expired == 0
+    with app.app_context(), session_scope() as session:
+        statuses = {c.id: c.status for c in session.exec(select(Challenge))}
+    assert statuses == {old: ChallengeStatus.EXPIRED, fresh: ChallengeStatus.OPEN}
