@@ -240,3 +240,10 @@ def test_the_beat_task_marks_expired_challenges(app: Flask) -> None:
     with app.app_context(), session_scope() as session:
         statuses = {c.id: c.status for c in session.exec(select(Challenge))}
     assert statuses == {old: ChallengeStatus.EXPIRED, fresh: ChallengeStatus.OPEN}
+
+
+def test_the_renewal_task_runs_on_the_turns_queue() -> None:
+    import worker
+
+    assert worker.RENEW_TASK == RENEW_TASK
+    assert worker.TASK_QUEUES[RENEW_TASK] == worker.TURNS_QUEUE

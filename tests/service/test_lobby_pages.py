@@ -94,3 +94,23 @@ def test_the_lobby_speaks_japanese(app: Flask) -> None:
     assert "ロビー" in html and "Alice" in html
     for english in ("Lobby", "Post a challenge", "days per move", "Play the computer"):
         assert english not in html
+
+
+def test_challenge_floods_are_refused_per_player(database_url: str) -> None:
+    from sqlmodel import SQLModel, func
+
+    from service.db import get_engine
+    from tests.service.conftest import make_test_app
+
+    app = make_test_app(database_url, RATELIMIT_ENABLED=True, RATE_LIMIT_MAIL_PER_CLIENT="2/minute")
+    try:
+        alice = _signed_in(app, "alice@example.org", "Alice")
+        answers = [alice.post("/lobby/challenges", data=FORM).status_code for _ in range(3)]
+        assert answers == [303, 303, 429]
+        with app.app_context(), session_scope() as session:
+            assert session.exec(select(func.count()).select_from(Challenge)).one() == 2
+    finally:
+        with get_engine(app).begin() as connection:
+            for table in reversed(SQLModel.metadata.sorted_tables):
+                connection.execute(table.delete())
+        get_engine(app).dispose()
