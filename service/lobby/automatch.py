@@ -3,7 +3,8 @@ waits, unlisted, until another player posts a compatible one; the second request
 the transaction that posts it, the game is dealt and both players get its game-started email.
 
 "Always keep one game going" (``Challenge.keep_going``): once paired, the request's ``renew_at``
-is a due time in its row; the beat task ``RENEW_TASK`` finds due rows, and a request whose game
+is a due time in its row; the beat task ``RENEW_TASK`` finds due rows (and pairs requests
+that were posted at the same moment and so did not see each other), and a request whose game
 has ended is posted afresh (and paired if it can be), one whose game goes on is looked at again
 ``RENEW_CHECK_EVERY`` later. A player at their limit of open challenges is not renewed.
 """
@@ -99,6 +100,38 @@ class RenewReport:
     expired: int = 0
     """Open challenges and requests past their expiry marked expired: the lobby's indexes
     then hold few that its queries must skip."""
+    paired: list[int] = field(default_factory=list)
+    """Ids of the games dealt to requests left waiting side by side (two posted at the same
+    moment on PostgreSQL, neither transaction seeing the other's)."""
+
+
+def _pair_waiting(session: Session, moment: datetime) -> list[int]:
+    games: list[int] = []
+    waiting = session.exec(
+        select(col(Challenge.id))
+        .where(
+            col(Challenge.kind) == ChallengeKind.AUTOMATCH.value,
+            col(Challenge.status) == ChallengeStatus.OPEN.value,
+            col(Challenge.expires_at) > moment,
+        )
+        .order_by(col(Challenge.id))
+        .limit(RENEW_BATCH)
+    ).all()
+    for request_id in waiting:
+        # Locked, so that a request posted now does not take it as its candidate meanwhile.
+        request = session.exec(
+            select(Challenge)
+            .where(col(Challenge.id) == request_id, col(Challenge.status) == "open")
+            .with_for_update(skip_locked=True)
+            .execution_options(populate_existing=True)
+        ).first()
+        player = session.get(Player, request.poster_id) if request is not None else None
+        if request is None or player is None:
+            continue
+        _pair(session, request, player)
+        if request.game_id is not None:
+            games.append(request.game_id)
+    return games
 
 
 def _mark_expired(session: Session, moment: datetime) -> int:
@@ -123,7 +156,8 @@ def _mark_expired(session: Session, moment: datetime) -> int:
 
 
 def renew_due(now: datetime | None = None) -> RenewReport:
-    """Mark a batch of challenges past their expiry, and renew the kept-going requests due by
+    """Mark a batch of challenges past their expiry, pair standing requests left waiting side by
+    side, and renew the kept-going requests due by
     ``now`` whose game has ended (one transaction per batch; rows taken by another sweep at the
     same time are skipped). Idempotent: a renewed row's
     ``renew_at`` is cleared in the transaction that posts its successor."""
@@ -131,6 +165,7 @@ def renew_due(now: datetime | None = None) -> RenewReport:
     report = RenewReport()
     with session_scope() as session:
         report.expired = _mark_expired(session, moment)
+        report.paired = _pair_waiting(session, moment)
         due = session.exec(
             select(Challenge)
             .where(col(Challenge.renew_at) <= moment)

@@ -223,6 +223,7 @@ def test_the_beat_schedule_renews_standing_requests(app: Flask) -> None:
             "renewed": [],
             "waiting": 0,
             "expired": 0,
+            "paired": [],
         }
 
 
@@ -247,3 +248,22 @@ def test_the_renewal_task_runs_on_the_turns_queue() -> None:
 
     assert worker.RENEW_TASK == RENEW_TASK
     assert worker.TASK_QUEUES[RENEW_TASK] == worker.TURNS_QUEUE
+
+
+def test_the_beat_task_pairs_requests_that_did_not_see_each_other(app: Flask) -> None:
+    alice, bob, carol = _players(app, "Alice", "Bob", "Carol")
+    with app.app_context(), session_scope() as session:
+        for poster in (alice, bob, carol):
+            player = session.get(Player, poster)
+            assert player is not None
+            # Posted without pairing: as two transactions at the same moment leave them.
+            post_challenge(session, player, TERMS, ChallengeKind.AUTOMATCH)
+    with app.app_context():
+        report = renew_due()
+        assert len(report.paired) == 1
+        assert renew_due().paired == []
+    with app.app_context(), session_scope() as session:
+        rows = session.exec(select(Challenge).order_by(col(Challenge.id))).all()
+        assert [r.status for r in rows] == ["taken", "taken", "open"]
+        assert rows[0].game_id == rows[1].game_id == report.paired[0]
+        assert rows[0].taken_by_id == bob and rows[1].taken_by_id == alice
