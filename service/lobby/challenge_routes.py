@@ -85,6 +85,8 @@ class LobbyLine:
     """One challenge as the lobby shows it, its words in the reader's language."""
 
     id: int
+    own: bool
+    """Posted by the reader: it has no button to accept."""
     offer: str
     """Who offers which game ("Alice offers Battle Line, 3 days per move.")."""
     claims: str
@@ -92,7 +94,7 @@ class LobbyLine:
     message: str | None
 
 
-def _lines(listed: list[ListedChallenge]) -> list[LobbyLine]:
+def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLine]:
     """The page's lines, each message translated once per page rather than once per line (a
     page of the lobby is most of its cost in words)."""
     offer = gettext("%(name)s offers %(variant)s, %(days)s days per move.")
@@ -101,6 +103,7 @@ def _lines(listed: list[ListedChallenge]) -> list[LobbyLine]:
     return [
         LobbyLine(
             id=c.id,
+            own=c.poster_id == reader_id,
             offer=offer
             % {"name": c.poster_name, "variant": titles[c.ruleset], "days": c.days_per_move},
             claims=claims.get(c.claims, claims["advanced"]),
@@ -117,13 +120,16 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
     before = _whole("before", 1, 2**31 - 1)
     with read_scope() as session:
         player = signed_in_player(session)
-        listed = open_challenges(session, ruleset=ruleset, days_per_move=days, before_id=before)
+        reader_id = player.id if player is not None else None
+        listed = open_challenges(
+            session, ruleset=ruleset, days_per_move=days, before_id=before, viewer_id=reader_id
+        )
         mine = own_challenges(session, player) if player is not None else []
     more = len(listed) == LOBBY_PAGE_SIZE
     return (
         render_template(
             "lobby/lobby.html",
-            challenges=_lines(listed),
+            challenges=_lines(listed, reader_id),
             mine=mine,
             signed_in=player is not None,
             errors=errors,

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from flask_babel import gettext as _
@@ -33,6 +34,7 @@ from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, NewGame
 from service.lobby.lifecycle import create_agreed_game
 from service.models import Game, GameStatus, Player, Seat, Visibility
 from service.players.blocks import blocked_between
+from service.players.models import Block
 from service.refusal import Refusal, Text
 
 CHALLENGE_DAYS = 7
@@ -77,6 +79,7 @@ class ListedChallenge:
     address)."""
 
     id: int
+    poster_id: int
     poster_name: str
     ruleset: str
     claims: str
@@ -312,13 +315,16 @@ def open_challenges(
     ruleset: str | None = None,
     days_per_move: int | None = None,
     before_id: int | None = None,
+    viewer_id: int | None = None,
     limit: int = LOBBY_PAGE_SIZE,
 ) -> list[ListedChallenge]:
     """One page of the lobby: open challenges newest first (ids below ``before_id``), by
-    variant and days per move when given. One indexed query (``ix_challenges_lobby``)."""
+    variant and days per move when given; for a signed-in ``viewer_id``, none of a player who
+    blocks them or whom they block. One indexed query (``ix_challenges_lobby``)."""
     query = (
         sa.select(
             col(Challenge.id),
+            col(Challenge.poster_id),
             col(Player.display_name),
             col(Challenge.ruleset),
             col(Challenge.claims),
@@ -336,9 +342,21 @@ def open_challenges(
         query = query.where(col(Challenge.days_per_move) == days_per_move)
     if before_id is not None:
         query = query.where(col(Challenge.id) < before_id)
+    if viewer_id is not None:
+        query = query.where(~sa.exists(_block_between(viewer_id, col(Challenge.poster_id))))
     # Columns, not rows as objects: a page of the lobby is read, never changed.
     rows = session.execute(query.order_by(col(Challenge.id).desc()).limit(limit)).all()
     return [ListedChallenge(*row) for row in rows]
+
+
+def _block_between(viewer_id: int, poster: Any) -> sa.Select[Any]:
+    """A block either way between the viewer and ``poster`` (a column of the outer query)."""
+    return sa.select(col(Block.id)).where(
+        sa.or_(
+            (col(Block.blocker_id) == viewer_id) & (col(Block.blocked_id) == poster),
+            (col(Block.blocker_id) == poster) & (col(Block.blocked_id) == viewer_id),
+        )
+    )
 
 
 def own_challenges(session: Session, poster: Player) -> Sequence[Challenge]:

@@ -4,6 +4,8 @@ bounded; English and Japanese."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import select
@@ -114,3 +116,25 @@ def test_challenge_floods_are_refused_per_player(database_url: str) -> None:
             for table in reversed(SQLModel.metadata.sorted_tables):
                 connection.execute(table.delete())
         get_engine(app).dispose()
+
+
+def test_the_lobby_hides_blocked_players_and_offers_no_button_on_ones_own(app: Flask) -> None:
+    from service.models import Player
+    from service.players.blocks import block
+
+    alice = _signed_in(app, "alice@example.org", "Alice")
+    bob = _signed_in(app, "bob@example.org", "Bob")
+    carol = _signed_in(app, "carol@example.org", "Carol")
+    for client in (alice, bob):
+        assert client.post("/lobby/challenges", data=FORM).status_code == 303
+    with app.app_context(), session_scope() as session:
+        ids = {p.display_name: p.id for p in session.exec(select(Player))}
+        block(session, ids["Carol"], ids["Alice"])  # type: ignore[arg-type]
+    seen_by_carol = carol.get("/lobby").get_data(as_text=True)
+    assert "Bob offers" in seen_by_carol and "Alice offers" not in seen_by_carol
+    assert "Alice offers" in app.test_client().get("/lobby").get_data(as_text=True)
+    seen_by_alice = alice.get("/lobby").get_data(as_text=True)
+    with app.app_context(), session_scope() as session:
+        bobs = session.exec(select(Challenge.id).where(Challenge.poster_id == ids["Bob"])).one()
+    # Bob's challenge has its button; her own has none.
+    assert re.findall(r"challenges/[0-9]+/accept", seen_by_alice) == [f"challenges/{bobs}/accept"]
