@@ -15,6 +15,7 @@ from flask_babel import gettext, lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
+from engine import ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
 from service.games.computer import COMPUTER_LEVELS
@@ -114,6 +115,15 @@ def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLi
     ]
 
 
+def _claims_choices(chosen: str) -> list[tuple[str, str, bool]]:
+    """(value, words, checked) of the claim timings a challenge may ask for."""
+    words = {
+        ClaimTiming.ADVANCED: gettext("Advanced rule: claims at the start of your turn"),
+        ClaimTiming.STANDARD: gettext("Standard claims: at the end of your turn"),
+    }
+    return [(timing.value, text, timing.value == chosen) for timing, text in words.items()]
+
+
 def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
     ruleset = _filter("ruleset", LOBBY_RULESETS)
     days = _whole("days", 1, MAX_DAYS_PER_MOVE)
@@ -134,6 +144,9 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             signed_in=player is not None,
             errors=errors,
             values=request.form if errors else {},
+            claims_choices=_claims_choices(
+                request.form.get("claims", "") if errors else ClaimTiming.ADVANCED.value
+            ),
             ruleset=ruleset,
             days=days,
             next_before=listed[-1].id if more else None,
