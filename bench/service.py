@@ -12,6 +12,9 @@ side by side in one run, requests per second and p50/p99 latency of
 - ``move``: ``POST /p/<token>/move``, a real move, each request in a different game (the first
   move form of the private page, as a browser sends it), its outbox rows and the start of the
   next turn included,
+- ``lobby``: ``GET /lobby``, one page of the open challenges (one challenge per game stored,
+  posted by its seat A: as many challenges as games, twice as many players), unfiltered, by
+  variant, by variant and days, and an older page (``before=``),
 
 with 1,000 and then with 100,000 games stored. The load generator is ``wrk`` (Debian's package,
 ``apt-get install -y wrk``) with a Lua script that walks a list of requests; its own CPU use is
@@ -84,8 +87,8 @@ TEMPLATES = 8
 """Real games played through the service; every other game is a copy of one of them."""
 SIZES = (1_000, 100_000)
 WARM_UP_POSTS = 64
-ENDPOINTS = ("healthz", "private", "public-early", "public-late", "move")
-AIMS = {"private": 12, "public-early": 12, "public-late": 12, "move": 25}
+ENDPOINTS = ("healthz", "private", "public-early", "public-late", "move", "lobby")
+AIMS = {"private": 12, "public-early": 12, "public-late": 12, "move": 25, "lobby": 12}
 """The most server CPU per request each endpoint may cost, as a multiple of ``healthz``."""
 P99_AIM = 1.3
 """p99 at 100,000 games at most this multiple of p99 at 1,000 games."""
@@ -301,6 +304,40 @@ def copy_games(
     db.execute("CHECKPOINT")
 
 
+LOBBY_RULESETS = ("battleline", "no-tactics", "playing-cards", "schotten-totten")
+
+
+def seed_challenges(db: psycopg.Connection[Any], first: int, last: int) -> None:
+    """One open challenge for each of games ``first``..``last``, posted by its seat A's player
+    (2g-1, as ``copy_games`` numbers them): variants and days per move spread over all."""
+    rulesets = "ARRAY[" + ",".join(f"'{r}'" for r in LOBBY_RULESETS) + "]"
+    db.execute(
+        "INSERT INTO challenges (kind, status, poster_id, ruleset, claims, days_per_move, "
+        "message, played_only, keep_going, expires_at) "
+        f"SELECT 'open', 'open', 2 * g - 1, ({rulesets})[g % {len(LOBBY_RULESETS)} + 1], "
+        "'advanced', g % 14 + 1, 'Good luck & have fun <3', false, false, "
+        f"now() + interval '7 days' FROM generate_series({first}, {last}) AS g"
+    )
+    db.execute("ANALYZE challenges")
+
+
+def lobby_requests(db: psycopg.Connection[Any], rng: Random) -> list[str]:
+    """The lobby as people open it: every page, by variant, by variant and days, and older
+    pages from a random challenge down."""
+    row = db.execute("SELECT min(id), max(id) FROM challenges").fetchone()
+    low, high = (row[0], row[1]) if row and row[0] is not None else (1, 1)
+    lines = []
+    for _ in range(500):
+        ruleset, days = rng.choice(LOBBY_RULESETS), rng.randint(1, 14)
+        lines += [
+            "GET\t/lobby",
+            f"GET\t/lobby?ruleset={ruleset}",
+            f"GET\t/lobby?ruleset={ruleset}&days={days}",
+            f"GET\t/lobby?before={rng.randint(low, high)}",
+        ]
+    return lines
+
+
 # --- gunicorn and wrk -------------------------------------------------------------------------
 
 
@@ -501,9 +538,17 @@ def main() -> None:
     )
     parser.add_argument("--eager-mail", action="store_true", help="embedded mode, no Redis")
     parser.add_argument("--keep", action="store_true", help="keep the database (prints its URL)")
+    parser.add_argument(
+        "--only",
+        default=",".join(ENDPOINTS[1:]),
+        help="the endpoints to measure, comma-separated (healthz always is)",
+    )
     args = parser.parse_args()
     if args.seconds < 3:
         parser.error("--seconds must be 3 or more: shorter runs measure little but start-up")
+    only = set(args.only.split(","))
+    if not only <= set(ENDPOINTS):
+        parser.error("--only takes some of " + ", ".join(ENDPOINTS[1:]))
 
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
     database = f"battleline_bench_{secrets.token_hex(4)}"
@@ -575,6 +620,7 @@ def main() -> None:
         for size in SIZES:
             start = time.perf_counter()
             copy_games(db, templates, stored + 1, size)
+            seed_challenges(db, stored + 1, size)
             stored = size
             print(
                 f"{size:,} games stored (copied in {time.perf_counter() - start:.1f} s)",
@@ -613,12 +659,18 @@ def main() -> None:
             # just before and after it, measured under the same conditions of the machine.
             healthz = ["GET\t/healthz"]
             results.append(measure("healthz", size, base, healthz, workdir, args))
-            pages = (("private", private), ("public-early", early), ("public-late", late))
+            pages = (
+                ("private", private), ("public-early", early), ("public-late", late),
+                ("lobby", lobby_requests(db, Random(size))),
+            )  # fmt: skip
             for name, lines in pages:
+                if name not in only:
+                    continue
                 results.append(measure(name, size, base, lines, workdir, args))
                 results.append(measure("healthz", size, base, healthz, workdir, args, again=True))
-            results.append(measure("move", size, base, moves, workdir, args, once=True))
-            results.append(measure("healthz", size, base, healthz, workdir, args, again=True))
+            if "move" in only:
+                results.append(measure("move", size, base, moves, workdir, args, once=True))
+                results.append(measure("healthz", size, base, healthz, workdir, args, again=True))
             used_for_moves = size
             played = db.execute(
                 "SELECT count(DISTINCT game_id) FROM moves WHERE id > %s", (last_move,)
@@ -725,10 +777,13 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
             + ", ".join(
                 f"{name} {by[(name, size)].server_ms / base[(name, size)]:.1f}x (aim <= {aim}x)"
                 for name, aim in AIMS.items()
+                if (name, size) in by
             )
         )
     small, large = SIZES
     for name in ENDPOINTS:
+        if (name, small) not in by or (name, large) not in by:
+            continue
         before, after = by[(name, small)].p99_ms, by[(name, large)].p99_ms
         ratio = f"{after / before:.2f}x" if before else "n/a"
         print(f"p99 {large:,} vs {small:,} games, {name}: {ratio} (aim <= {P99_AIM}x)")

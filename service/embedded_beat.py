@@ -43,6 +43,7 @@ from flask.helpers import get_debug_flag
 
 from service import clock
 from service.db import read_scope
+from service.lobby.automatch import renew_due
 from service.mail import delivery
 from service.models import utcnow
 from service.turns.digest import send_digests
@@ -173,13 +174,16 @@ mail_cli = AppGroup("mail", help="The outbox and the scheduled mail (embedded mo
 
 @mail_cli.command("sweep")
 def sweep_command() -> None:
-    """Send what is unsent and do what is due now (deadlines, lost turn starts, digests)."""
+    """Send what is unsent and do what is due now (deadlines, lost turn starts, digests, standing
+    requests)."""
     report = scan_deadlines()
     digests = send_digests()
+    renewed = renew_due()
     # Every queued row, whatever its next attempt time: someone asked for it now.
     mail = delivery.sweep(due_by=utcnow() + timedelta(days=36500))
     click.echo(
         f"turns started {len(report.turns_started)}, games checked for deadlines "
-        f"{len(report.checked)}, digests {len(digests)}; "
+        f"{len(report.checked)}, digests {len(digests)}, standing requests renewed "
+        f"{len(renewed.renewed)}; "
         f"emails sent {mail.sent}, failed {mail.failed}, to retry {mail.retry}"
     )

@@ -32,6 +32,10 @@ MAIL_SENDING_ENDPOINTS = (
     "lobby.create_game_view",
     "lobby.send_invitation",
     "history.my_games_request_sent",
+    # A challenge accepted or paired mails its poster the game's start: floods are counted.
+    "lobby.post_challenge_view",
+    "lobby.find_opponent_view",
+    "lobby.accept_challenge_view",
 )
 """Requests that can make the site email an address the client typed."""
 WHOLE_SITE_ENDPOINTS = ("lobby.create_game_view", "lobby.send_invitation")

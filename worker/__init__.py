@@ -33,6 +33,8 @@ INBOUND_POLL_TASK = "worker.poll_inbound_mailbox"
 PRUNE_INBOUND_TASK = "worker.prune_inbound"
 """``service.inbound.prune.PRUNE_TASK`` (not imported here: the inbound area needs the app's
 models)."""
+RENEW_TASK = "worker.renew_standing_requests"
+"""``service.lobby.automatch.RENEW_TASK``."""
 START_TURN_TASK = "worker.start_turn"
 """``service.turns.start.START_TURN_TASK``."""
 CHECK_TASK = "worker.check_games"
@@ -56,6 +58,7 @@ TASK_QUEUES = {
     INBOUND_POLL_TASK: TURNS_QUEUE,
     PRUNE_TASK: TURNS_QUEUE,
     PRUNE_INBOUND_TASK: TURNS_QUEUE,
+    RENEW_TASK: TURNS_QUEUE,
     COMPUTER_TURN_TASK: COMPUTER_QUEUE,
     COMPUTER_CHECK_TASK: COMPUTER_QUEUE,
 }
@@ -107,6 +110,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
     digest_every = float(config["DIGEST_CHECK_EVERY_S"])
     prune_every = float(config["OUTBOX_PRUNE_EVERY_S"])
     prune_inbound_every = float(config["INBOUND_PRUNE_EVERY_S"])
+    renew_every = float(config["CHALLENGE_RENEW_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -158,6 +162,12 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "task": PRUNE_INBOUND_TASK,
                 "schedule": prune_inbound_every,
                 "options": {"expires": prune_inbound_every},
+            },
+            # Standing requests that keep one game going (service.lobby.automatch).
+            "renew-standing-requests": {
+                "task": RENEW_TASK,
+                "schedule": renew_every,
+                "options": {"expires": renew_every},
             },
         },
     }

@@ -10,6 +10,7 @@ from typing import Any
 from celery import Task, shared_task
 from flask import current_app
 
+from service.lobby import automatch
 from service.mail import delivery
 from service.outbox import prune
 from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
@@ -93,3 +94,10 @@ def check_computer_games(now: str, *game_ids: int) -> dict[int, str]:
 def send_digests() -> int:
     """Today's digests not sent yet (``players.digest_sent_at`` keeps it to one a day)."""
     return len(digest.send_digests())
+
+
+@shared_task(name=automatch.RENEW_TASK, acks_late=True)
+def renew_standing_requests() -> dict[str, Any]:
+    """Post again the kept-going standing requests whose game has ended (the beat schedule runs
+    this). Idempotent: a renewed request's due time is cleared with the renewal."""
+    return asdict(automatch.renew_due())

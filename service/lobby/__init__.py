@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("lobby", __name__)
 
-from service.lobby import routes  # noqa: E402,F401  (registers the views on bp)
+from service.lobby import challenge_routes, routes  # noqa: E402,F401  (registers the views on bp)

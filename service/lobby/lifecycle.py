@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 import engine
 from service import clock, tokens
 from service.games.computer import computer_player
-from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder, lock_loaded_game
+from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder, load_game, lock_loaded_game
 from service.games.players import find_or_add_player, name_by_owner
 from service.games.refusals import GAME_STATUS_WORDS
 from service.games.rows import new_game
@@ -160,6 +160,30 @@ def _new_series(session: Session, new: NewGame) -> int | None:
     session.add(series)
     session.flush()
     return series.id
+
+
+def create_agreed_game(session: Session, new: NewGame) -> Game:
+    """A game every player has agreed to already (a challenge accepted in the lobby, two
+    standing requests paired): every seat in, dealt at once and the game-started emails queued,
+    as when the last invited seat accepts; no invitation goes. A single game for two."""
+    game = new_game(
+        ruleset=new.ruleset,
+        claims=new.claims.value,
+        days_per_move=new.days_per_move,
+        vacation_days=new.vacation_days,
+        visibility=new.visibility.value,
+        computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
+    )
+    session.add(game)
+    session.flush()
+    assert game.id is not None
+    for letter, name, email in new.players:
+        player = find_or_add_player(session, email, name)
+        assert player.id is not None
+        session.add(Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=True))
+    session.flush()
+    deal_when_all_accepted(session, load_game(session, game.id))
+    return game
 
 
 def deal_when_all_accepted(session: Session, loaded: LoadedGame) -> bool:

@@ -3,7 +3,7 @@ NULL while it is open. A closed player's row stays, without address or name, so 
 games keep "a former player".
 
 Revision ID: 0028
-Revises: 0025
+Revises: 0027
 Create Date: 2026-11-26
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0028"
-down_revision: str | None = "0025"
+down_revision: str | None = "0027"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,219 @@
+"""Views of the lobby's open challenges and of automatch ("find me an opponent").
+
+Anyone may read the lobby; posting, accepting and withdrawing are POSTs from a browser signed in
+as the player (``service.signin``): a challenge has a poster and a taker whose addresses the
+session proves. GET and HEAD change nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from flask import redirect, render_template, request, url_for
+from flask_babel import gettext, lazy_gettext
+from sqlmodel import Session
+from werkzeug.wrappers import Response
+
+from engine import ClaimTiming
+from service.config import MAX_DAYS_PER_MOVE
+from service.db import read_scope, session_scope
+from service.game_words import ruleset_title
+from service.games.computer import COMPUTER_LEVELS
+from service.games.seats import read_seats
+from service.links import private_page_url
+from service.lobby import bp
+from service.lobby.automatch import find_opponent
+from service.lobby.challenge_models import ChallengeKind, ChallengeStatus
+from service.lobby.challenges import (
+    LOBBY_PAGE_SIZE,
+    LOBBY_RULESETS,
+    MAX_MESSAGE_LENGTH,
+    MAX_OPEN_CHALLENGES,
+    ListedChallenge,
+    accept_challenge,
+    open_challenges,
+    own_challenges,
+    parse_terms,
+    post_challenge,
+    withdraw_challenge,
+)
+from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError
+from service.models import Player
+from service.refusal import Refusal
+from service.signin import signed_in_player
+
+COMPUTER_LEVEL_NAMES = {
+    "random": lazy_gettext("random"),
+    "easy": lazy_gettext("easy"),
+    "normal": lazy_gettext("normal"),
+    "strong": lazy_gettext("strong"),
+    "expert": lazy_gettext("expert"),
+}
+"""The computer's levels as the lobby's links name them."""
+
+
+class SignInFirstError(Refusal):
+    """A challenge posted, accepted or withdrawn from a browser not signed in."""
+
+    status = 401
+    title = lazy_gettext("Please sign in first")
+    message = lazy_gettext(
+        "Only a signed-in player can post or accept a challenge. Ask for your games link on "
+        "the \u201cMy games\u201d page and sign in. Nothing was changed."
+    )
+
+
+def _player(session: Session) -> Player:
+    player = signed_in_player(session)
+    if player is None:
+        raise SignInFirstError()
+    return player
+
+
+def _filter(name: str, allowed: tuple[str, ...]) -> str | None:
+    value = request.args.get(name, "")
+    return value if value in allowed else None
+
+
+def _whole(name: str, low: int, high: int) -> int | None:
+    text = request.args.get(name, "")
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text) and low <= int(text) <= high else None
+
+
+@dataclass(frozen=True)
+class LobbyLine:
+    """One challenge as the lobby shows it, its words in the reader's language."""
+
+    id: int
+    own: bool
+    """Posted by the reader: it has no button to accept."""
+    offer: str
+    """Who offers which game ("Alice offers Battle Line, 3 days per move.")."""
+    claims: str
+    played_only: bool
+    message: str | None
+
+
+def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLine]:
+    """The page's lines, each message translated once per page rather than once per line (a
+    page of the lobby is most of its cost in words)."""
+    offer = gettext("%(name)s offers %(variant)s, %(days)s days per move.")
+    claims = {"standard": gettext("Standard claims."), "advanced": gettext("Advanced rule.")}
+    titles = {name: ruleset_title(name) for name in LOBBY_RULESETS}
+    return [
+        LobbyLine(
+            id=c.id,
+            own=c.poster_id == reader_id,
+            offer=offer
+            % {"name": c.poster_name, "variant": titles[c.ruleset], "days": c.days_per_move},
+            claims=claims.get(c.claims, claims["advanced"]),
+            played_only=c.played_only,
+            message=c.message,
+        )
+        for c in listed
+    ]
+
+
+def _claims_choices(chosen: str) -> list[tuple[str, str, bool]]:
+    """(value, words, checked) of the claim timings a challenge may ask for."""
+    words = {
+        ClaimTiming.ADVANCED: gettext("Advanced rule: claims at the start of your turn"),
+        ClaimTiming.STANDARD: gettext("Standard claims: at the end of your turn"),
+    }
+    return [(timing.value, text, timing.value == chosen) for timing, text in words.items()]
+
+
+def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
+    ruleset = _filter("ruleset", LOBBY_RULESETS)
+    days = _whole("days", 1, MAX_DAYS_PER_MOVE)
+    before = _whole("before", 1, 2**31 - 1)
+    with read_scope() as session:
+        player = signed_in_player(session)
+        reader_id = player.id if player is not None else None
+        listed = open_challenges(
+            session, ruleset=ruleset, days_per_move=days, before_id=before, viewer_id=reader_id
+        )
+        mine = own_challenges(session, player) if player is not None else []
+    more = len(listed) == LOBBY_PAGE_SIZE
+    return (
+        render_template(
+            "lobby/lobby.html",
+            challenges=_lines(listed, reader_id),
+            mine=mine,
+            signed_in=player is not None,
+            errors=errors,
+            values=request.form if errors else {},
+            claims_choices=_claims_choices(
+                request.form.get("claims", "") if errors else ClaimTiming.ADVANCED.value
+            ),
+            ruleset=ruleset,
+            days=days,
+            next_before=listed[-1].id if more else None,
+            rulesets=[(name, ruleset_title(name)) for name in LOBBY_RULESETS],
+            ruleset_title=ruleset_title,
+            max_days=MAX_DAYS_PER_MOVE,
+            default_days=DEFAULT_DAYS_PER_MOVE,
+            max_message=MAX_MESSAGE_LENGTH,
+            max_open=MAX_OPEN_CHALLENGES,
+            automatch=ChallengeKind.AUTOMATCH.value,
+            computer_levels=[(level, COMPUTER_LEVEL_NAMES[level]) for level in COMPUTER_LEVELS],
+        ),
+        status,
+    )
+
+
+@bp.get("/lobby")
+def lobby_page() -> tuple[str, int]:
+    return _render_lobby({}, 200)
+
+
+def _posted(kind: ChallengeKind) -> Response | tuple[str, int]:
+    try:
+        terms = parse_terms(request.form.to_dict())
+    except FormError as error:
+        with read_scope() as session:
+            _player(session)  # not signed in is told first
+        return _render_lobby(error.errors, error.status)
+    with session_scope() as session:
+        player = _player(session)
+        if kind is ChallengeKind.OPEN:
+            post_challenge(session, player, terms, kind)
+            return redirect(url_for("lobby.lobby_page"), code=303)
+        request_row = find_opponent(session, player, terms)
+        if request_row.status == ChallengeStatus.TAKEN and request_row.game_id is not None:
+            seat = next(
+                s for s, p in read_seats(session, request_row.game_id).values() if p.id == player.id
+            )
+            return redirect(private_page_url(seat), code=303)
+    return redirect(url_for("lobby.lobby_page"), code=303)
+
+
+@bp.post("/lobby/challenges")
+def post_challenge_view() -> Response | tuple[str, int]:
+    return _posted(ChallengeKind.OPEN)
+
+
+@bp.post("/lobby/automatch")
+def find_opponent_view() -> Response | tuple[str, int]:
+    return _posted(ChallengeKind.AUTOMATCH)
+
+
+@bp.post("/lobby/challenges/<int:challenge_id>/accept")
+def accept_challenge_view(challenge_id: int) -> Response:
+    """Accept, then the new game's private page of the taker's seat (see-other: reloading does
+    not accept twice)."""
+    with session_scope() as session:
+        player = _player(session)
+        game = accept_challenge(session, challenge_id, player)
+        assert game.id is not None
+        seat = next(s for s, p in read_seats(session, game.id).values() if p.id == player.id)
+        url = private_page_url(seat)
+    return redirect(url, code=303)
+
+
+@bp.post("/lobby/challenges/<int:challenge_id>/withdraw")
+def withdraw_challenge_view(challenge_id: int) -> Response:
+    with session_scope() as session:
+        withdraw_challenge(session, challenge_id, _player(session))
+    return redirect(url_for("lobby.lobby_page"), code=303)
