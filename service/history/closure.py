@@ -24,6 +24,7 @@ from service.games.series import leave_series
 from service.games.state import apply_to_locked, load_state
 from service.models import AddressStatus, Game, GameStatus, InboundMessage, Player, ReplyKey, Seat
 from service.outbox.erasure import forget_recipient, unname_in_emails
+from service.players import challenge_models
 from service.players.models import Block
 from service.refusal import Refusal
 
@@ -105,6 +106,10 @@ def _erase_blocks(session: Session, closing: Closing) -> None:
     )
 
 
+def _erase_challenges(session: Session, closing: Closing) -> None:
+    challenge_models.withdraw_all(session, closing.player_id)
+
+
 def _erase_mail(session: Session, closing: Closing) -> None:
     forget_recipient(session, closing.player_id, closing.address)
     unname_in_emails(session, closing.game_ids, closing.player_id, [closing.name, closing.address])
@@ -115,6 +120,7 @@ ERASERS: list[Eraser] = [
     _erase_inbound,
     _erase_seats,
     _erase_blocks,
+    _erase_challenges,
     _erase_mail,
 ]
 """One eraser per family of tables, run in this order after the running games ended."""

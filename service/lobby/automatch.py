@@ -20,7 +20,6 @@ from sqlmodel import Session, col, select
 from engine import ClaimTiming
 from service import clock
 from service.db import session_scope
-from service.lobby.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 from service.lobby.challenges import (
     ChallengeError,
     ChallengeTerms,
@@ -29,6 +28,7 @@ from service.lobby.challenges import (
     take,
 )
 from service.models import Game, GameStatus, Player
+from service.players.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 
 RENEW_TASK = "worker.renew_standing_requests"
 RENEW_CHECK_EVERY = timedelta(hours=1)

@@ -24,7 +24,6 @@ from service.games.seats import read_seats
 from service.links import private_page_url
 from service.lobby import bp
 from service.lobby.automatch import find_opponent
-from service.lobby.challenge_models import ChallengeKind, ChallengeStatus
 from service.lobby.challenges import (
     LOBBY_PAGE_SIZE,
     LOBBY_RULESETS,
@@ -40,6 +39,7 @@ from service.lobby.challenges import (
 )
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError
 from service.models import Player
+from service.players.challenge_models import ChallengeKind, ChallengeStatus
 from service.refusal import Refusal
 from service.signin import signed_in_player
 

@@ -29,11 +29,11 @@ from sqlmodel.sql.expression import SelectOfScalar
 from engine import RULESETS, ClaimTiming
 from service import clock
 from service.config import MAX_DAYS_PER_MOVE
-from service.lobby.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, NewGame
 from service.lobby.lifecycle import create_agreed_game
 from service.models import Game, GameStatus, Player, Seat, Visibility
 from service.players.blocks import blocked_between
+from service.players.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 from service.players.models import Block
 from service.refusal import Refusal, Text
 

@@ -12,8 +12,8 @@ from sqlmodel import SQLModel
 
 from service import models
 from service.db import make_engine
-from service.lobby import challenge_models  # noqa: F401  (challenges)
 from service.outbox import models as mail_models  # noqa: F401  (the mail tables)
+from service.players import challenge_models  # noqa: F401  (challenges)
 from service.players import models as player_models  # noqa: F401  (blocks)
 
 config = context.config

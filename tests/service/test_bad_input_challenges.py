@@ -23,7 +23,6 @@ from engine import ClaimTiming
 from service.db import get_engine, session_scope
 from service.games.players import find_or_add_player
 from service.lobby.automatch import find_opponent
-from service.lobby.challenge_models import ChallengeKind
 from service.lobby.challenges import (
     MAX_OPEN_CHALLENGES,
     ChallengeTerms,
@@ -33,6 +32,7 @@ from service.lobby.challenges import (
 )
 from service.models import Player, utcnow
 from service.players.blocks import block
+from service.players.challenge_models import ChallengeKind
 from tests.service.conftest import make_test_app, sign_in_as
 from tests.service.test_bad_input import _dump
 

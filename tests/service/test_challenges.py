@@ -17,7 +17,6 @@ from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.games.seats import read_seats
 from service.lobby.automatch import RENEW_TASK, find_opponent, renew_due
-from service.lobby.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 from service.lobby.challenges import (
     MAX_OPEN_CHALLENGES,
     ChallengeError,
@@ -30,6 +29,7 @@ from service.lobby.challenges import (
 from service.models import Game, GameStatus, Player
 from service.outbox.models import OutboxMessage
 from service.players.blocks import block
+from service.players.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 
 TERMS = ChallengeTerms(ruleset="battleline", claims=ClaimTiming.ADVANCED, days_per_move=3)
 

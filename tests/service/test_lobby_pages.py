@@ -11,10 +11,10 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from service.db import session_scope
-from service.lobby.challenge_models import Challenge
 from service.lobby.challenges import LOBBY_PAGE_SIZE
 from service.models import Game, GameStatus
 from service.outbox.models import OutboxMessage
+from service.players.challenge_models import Challenge
 from tests.service.conftest import sign_in_as
 
 FORM = {"ruleset": "battleline", "claims": "advanced", "days_per_move": "3"}
@@ -65,8 +65,8 @@ def test_automatch_from_the_lobby_opens_the_game_for_the_second(app: Flask) -> N
 
 def test_the_lobby_shows_one_bounded_page_with_a_link_to_the_next(app: Flask) -> None:
     from service.games.players import find_or_add_player
-    from service.lobby.challenge_models import ChallengeKind, ChallengeStatus
     from service.models import utcnow
+    from service.players.challenge_models import ChallengeKind, ChallengeStatus
 
     with app.app_context(), session_scope() as session:
         for n in range(LOBBY_PAGE_SIZE + 3):

@@ -29,6 +29,7 @@ from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage, OutboxStatus
 from service.outbox.queue import blocked_reason
 from service.players.blocks import block
+from service.players.challenge_models import Challenge, ChallengeStatus
 from tests.service.conftest import sign_in_as
 from tests.service.play_driver import create_and_accept, move_submissions, pick
 from tests.service.test_leaks import assert_no_card, hands_and_state, put_back_by
@@ -444,3 +445,24 @@ def test_closing_in_a_series_deals_no_next_game(app: Flask, client: FlaskClient)
         assert series is not None and series.status == SeriesStatus.LEFT
         games = session.exec(select(Game).where(Game.series_id == series.id)).all()
         assert [g.id for g in games] == [game_id], "no next game dealt to a closed account"
+
+
+def test_closing_withdraws_open_challenges_and_erases_their_messages(
+    app: Flask, client: FlaskClient
+) -> None:
+    sign_in_as(app, client, ALICE, "Zephyrine")
+    form = {"ruleset": "battleline", "claims": "advanced", "days_per_move": "3"}
+    message = "Anyone for a game, says Zephyrine?"
+    assert client.post("/lobby/challenges", data={**form, "message": message}).status_code == 303
+    keep_going = {**form, "keep_going": "on"}
+    assert client.post("/lobby/automatch", data=keep_going).status_code == 303
+    assert "Zephyrine" in app.test_client().get("/lobby").get_data(as_text=True)
+    with app.app_context(), session_scope() as session:
+        assert any(row.keep_going for row in session.exec(select(Challenge)))
+    assert _close(client).status_code == 303
+    assert "Zephyrine" not in app.test_client().get("/lobby").get_data(as_text=True)
+    with app.app_context(), session_scope() as session:
+        rows = session.exec(select(Challenge)).all()
+        assert len(rows) == 2
+        assert {row.status for row in rows} == {ChallengeStatus.WITHDRAWN}
+        assert all(r.message is None and not r.keep_going and r.renew_at is None for r in rows)

@@ -1,4 +1,6 @@
-"""The tables of open challenges and standing requests (``service.lobby.challenges``).
+"""The table of open challenges and standing requests (posted and taken in
+``service.lobby.challenges``). In the foundation, so that closing an account can withdraw a
+player's (``withdraw_all``).
 
 Imported by ``service/migrations/env.py`` so that Alembic and the schema test see them.
 """
@@ -9,7 +11,7 @@ import enum
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from service.models import UTCDateTime, utcnow
 
@@ -71,3 +73,16 @@ class Challenge(SQLModel, table=True):
         sa_column_kwargs={"server_default": sa.func.now()},
         nullable=False,
     )
+
+
+def withdraw_all(session: Session, player_id: int) -> int:
+    """A closing account's challenges: the open ones withdrawn, none renewed again, every
+    message erased; the number withdrawn."""
+    withdrawn = 0
+    for row in session.exec(select(Challenge).where(col(Challenge.poster_id) == player_id)):
+        if row.status == ChallengeStatus.OPEN:
+            row.status = ChallengeStatus.WITHDRAWN
+            withdrawn += 1
+        row.message, row.keep_going, row.renew_at = None, False, None
+        session.add(row)
+    return withdrawn
