@@ -124,6 +124,12 @@ class Player(SQLModel, table=True):
     """For the computer's own players (one per level, address ``computer-<level>@...invalid``):
     the level (``engine.bots.BotLevel``) that plays its seats. It reads no email: nothing is ever
     queued to it (``service.outbox.queue.blocked_reason``)."""
+    messages_off: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """The player reads no message of other players and sends none
+    (``service.players.messages``)."""
+    suspended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """An operator suspended this player (``flask moderation suspend``): they send no message and
+    post no challenge; their running games go on (``service.players.moderation``)."""
     created_at: datetime = _timestamp()
 
 

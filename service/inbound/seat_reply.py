@@ -23,7 +23,10 @@ from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import game_subject
+from service.players.messages import MessageRefused, cleaned_message, save_message
+from service.players.models import MESSAGE_MAX_CHARS
 from service.present.reply_answers import queue_receipt, queue_refusal
+from service.present.reply_chat import chat_message
 from service.present.reply_japanese import is_japanese
 from service.present.reply_reading import Reading, names_a_move, read_turn
 from service.present.translated import _
@@ -71,6 +74,32 @@ def reply_language(player: Player, text: str) -> str | None:
     if checked_language(player.language) is None and is_japanese(text):
         player.language = "ja"
     return player.language
+
+
+def _keep_chat(
+    session: Session,
+    game_id: int,
+    seat: Seat,
+    player: Player,
+    state: engine.GameState,
+    text: str,
+    reading: Reading,
+) -> str | None:
+    """Keep the reply's chat as the message of its moves (``service.present.reply_chat``), in
+    their transaction; what the receipt says of it when it is too long to send (the moves are
+    played all the same: docs/rules.md, "Messages"), else None."""
+    said = chat_message(text, reading, state.ruleset)
+    try:
+        body = cleaned_message(said)
+    except MessageRefused:
+        return _(
+            "Your message was not sent: it has %(count)d characters, and a message may have at "
+            "most %(most)d. Your moves were played; send a shorter message with your next move.",
+            count=len(said),
+            most=MESSAGE_MAX_CHARS,
+        )
+    save_message(session, game_id, seat, player, state.ply, body)
+    return None
 
 
 def play_reply(
@@ -166,6 +195,7 @@ def _play_words(
             Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
         )
     before = state
+    message_note = _keep_chat(session, game.id, seat, player, state, text, reading)
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)[0]
@@ -177,6 +207,7 @@ def _play_words(
         moves,
         before=before,
         notes=reading.notes,
+        message_note=message_note,
         in_reply_to=in_reply_to,
     )
     played = ", ".join(m.action_text() for m in moves)

@@ -35,6 +35,7 @@ from service.models import Game, GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bounce_notices, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
+from service.play.conversation import conversation, keep_message, message_field
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
@@ -105,6 +106,7 @@ def private_page(token: str) -> Response | str:
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(session, game),
                 player.time_zone, deadline_left(game.deadline),
+                conversation(session, game, seat.letter).version,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
@@ -149,6 +151,7 @@ def render_private_page(
         bouncing=bounce_notices(bouncing, seat.letter),
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
+        conversation=conversation(session, game, seat.letter),
         **template_values(private_page_context(session, game, seat.letter, state)),
     )
 
@@ -219,9 +222,11 @@ def play(token: str) -> Response | Page:
     private_url = url_for("play.private_page", token=token)
     try:
         ply, moves = _form_moves()
+        message = message_field()
         with session_scope() as session:
             # The game row locked once, by seat_for_token; the moves are applied on it.
             game, seat = seat_for_token(session, seat_token, lock=True)
+            keep_message(session, game, seat, ply, message)
             apply_to_locked(session, game, load_state(session, game), seat.letter, ply, moves)
     except (tokens.RevokedTokenError, GameNotFoundError):
         raise
@@ -373,6 +378,7 @@ def play_move_link(token: str, index: int) -> Response | Page:
                     lazy_gettext("'%(then)s' cannot end the turn after this move.", then=then)
                 )
             moves: list[engine.Move | str] = [move, then] if then else [move]
+            keep_message(session, game, seat, move_token.ply, message_field())
             # A stale link's position is not the game's: its refusal needs the current one.
             current = state if state.ply == game.ply else load_state(session, game)
             apply_to_locked(

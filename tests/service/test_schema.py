@@ -20,6 +20,7 @@ TABLES |= {"outbox", "address_status", "game_mutes"}  # 0002: the mail tables
 TABLES |= {"reply_keys", "inbound_messages"}  # 0009: play by reply
 TABLES |= {"notice_days"}  # 0016: notices one person causes another to receive, capped
 TABLES |= {"blocks"}  # 0024: who blocks whom
+TABLES |= {"game_messages", "mutes", "message_reports"}  # 0026: messages with moves
 
 
 def _tables(url: str) -> set[str]:
