@@ -7,7 +7,7 @@ of a sentence that holds moves too, only its chat parts are kept. Pure: no datab
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter
 
 import engine
 from service.players.models import MESSAGE_MAX_CHARS
@@ -19,7 +19,8 @@ from service.present.reply_words import normalised
 def chat_message(text: str, reading: Reading, ruleset: engine.Ruleset) -> str:
     """The chat of ``text`` (the reply's own words) that ``reading`` set apart, in the words of
     the reply, one sentence after another, lines kept; "" when it holds none."""
-    chat = deque(reading.chat)
+    # Counted, not queued: an aside is set apart only once the position is known, after the rest.
+    chat = Counter(reading.chat)
     if not chat:
         return ""
     lines: list[list[str]] = [[]]
@@ -27,8 +28,9 @@ def chat_message(text: str, reading: Reading, ruleset: engine.Ruleset) -> str:
         kept: list[str] = []
         parts = split_parts(sentence, ruleset)
         for part in parts:
-            if chat and chat[0] == part:
-                kept.append(chat.popleft())
+            if chat[part] > 0:
+                chat[part] -= 1
+                kept.append(part)
         if kept and len(kept) == len(parts):
             lines[-1].append(sentence.strip())
         elif kept:

@@ -234,3 +234,51 @@ def test_a_report_is_kept_and_the_operator_hides_the_message_and_suspends_the_se
         player = session.get(Player, sender)
         assert player is not None and is_suspended(player)
     assert "No report" in runner.invoke(args=["moderation", "reports"]).output
+
+
+def test_the_daily_digest_carries_what_was_said(app: Flask, client: FlaskClient) -> None:
+    from service.games.preferences import TurnPreferences, set_player_defaults
+    from service.outbox.models import OutboxMessage
+    from service.turns.digest import send_digests
+
+    ctx = _ctx(app, client)
+    with app.app_context(), session_scope() as session:
+        other = session.get(Player, _player(app, ctx.other))
+        assert other is not None
+        set_player_defaults(session, other, TurnPreferences(digest=True))
+    _say(ctx, "Digest <em>words</em>")
+    with app.app_context():
+        assert send_digests() == [_player(app, ctx.other)]
+    with app.app_context(), session_scope() as session:
+        digest = session.exec(select(OutboxMessage).where(OutboxMessage.kind == "digest")).one()
+        text, html = digest.text_body, digest.mime
+    assert "Digest <em>words</em>" in text
+    assert "Digest &lt;em&gt;words&lt;/em&gt;" in html
+
+
+ASIDES = (
+    "Great move with the red 7!",
+    "Your blue 9 was a surprise.",
+    "I hope the tactics deck is kind to me",
+    "That Fog on flag 5 hurt",
+    "I don't like your green 3 at all",
+)
+"""Chat that names a card, a deck or a flag but no verb and no move that can be made: before or
+after the moves, it is the message, never the reason to refuse the reply."""
+
+
+def test_chat_naming_cards_or_flags_never_sinks_a_reply() -> None:
+    state = _opening()
+    turn = turn_text(state)
+    for aside in ASIDES:
+        for text in (f"{aside}\n{turn}", f"{turn}\n{aside}"):
+            reading = read_turn(text, state, state.to_move)
+            assert reading.playable, (text, reading.problem)
+            assert len(reading.moves) == len(turn.split()), text
+            assert chat_message(text, reading, BATTLELINE) == aside, text
+    # A move the player cannot make, written as a move, is still refused.
+    for wrong in ("play FOG on flag 5", "FOG>5", "play the red 7 on flag 3 please"):
+        held = [c for c in state.hands[engine.SEATS.index(state.to_move)]]
+        if "R7" in held:
+            continue
+        assert not read_turn(f"{wrong}\n{turn}", state, state.to_move).playable, wrong
