@@ -396,3 +396,6 @@ class InboundMessage(SQLModel, table=True):
     held_moves: str | None = Field(default=None, max_length=500)
     """The moves read in a reply whose sender was not proven (notations, a line each): they
     wait for the seat's owner to confirm them by link (``service.inbound.confirm``)."""
+    held_message: str | None = Field(default=None, max_length=500)
+    """The message that came with ``held_moves`` (``service.present.reply_chat``): kept with
+    them once they are confirmed."""

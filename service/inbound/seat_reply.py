@@ -76,30 +76,20 @@ def reply_language(player: Player, text: str) -> str | None:
     return player.language
 
 
-def _keep_chat(
-    session: Session,
-    game_id: int,
-    seat: Seat,
-    player: Player,
-    state: engine.GameState,
-    text: str,
-    reading: Reading,
-) -> str | None:
-    """Keep the reply's chat as the message of its moves (``service.present.reply_chat``), in
-    their transaction; what the receipt says of it when it is too long to send (the moves are
-    played all the same: docs/rules.md, "Messages"), else None."""
-    said = chat_message(text, reading, state.ruleset)
+def _message_of(text: str, reading: Reading, ruleset: engine.Ruleset) -> tuple[str, str | None]:
+    """The reply's chat as the message of its moves (``service.present.reply_chat``), and what
+    the receipt says of it when it is too long to send: then the message is "" and the moves
+    are played all the same (docs/rules.md, "Messages with moves")."""
+    said = chat_message(text, reading, ruleset)
     try:
-        body = cleaned_message(said)
+        return cleaned_message(said), None
     except MessageRefused:
-        return _(
+        return "", _(
             "Your message was not sent: it has %(count)d characters, and a message may have at "
             "most %(most)d. Your moves were played; send a shorter message with your next move.",
             count=len(said),
             most=MESSAGE_MAX_CHARS,
         )
-    save_message(session, game_id, seat, player, state.ply, body)
-    return None
 
 
 def play_reply(
@@ -184,7 +174,9 @@ def _play_words(
             reason = _("Part of it cannot be played now, so none of it was played.")
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
+    said, message_note = _message_of(text, reading, state.ruleset)
     if not verdict.authenticated:
+        row.held_message = said or None
         asked = confirm.hold(
             session, game, seat, player, row, moves, reason=verdict.reason,
             in_reply_to=in_reply_to,
@@ -195,7 +187,7 @@ def _play_words(
             Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
         )
     before = state
-    message_note = _keep_chat(session, game.id, seat, player, state, text, reading)
+    save_message(session, game.id, seat, player, state.ply, said)
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state = apply_to_locked(session, game, state, letter, state.ply, chunk, now=now)[0]

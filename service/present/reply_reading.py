@@ -29,8 +29,9 @@ Chat is not read as moves (``Reading.chat``): a part with no word of a move in i
 (``Nice play on flag 2!``), or any part of a question that has such words (``Is flag 7 really
 still open?``); and an aside, a part that names a card, a deck or a flag among words of no move,
 with no verb or notation, when no move it could mean can be made (``Great move with the red
-7!``, ``That Fog on flag 5 hurt``). ``claim N`` for a flag claimed already is noted, not played. Any other part
-that picks no legal move, or more than one, stops the whole reply: nothing of it is played.
+7!``, ``That Fog on flag 5 hurt``). ``claim N`` for a flag claimed already is noted, not
+played. Any other part that picks no legal move, or more than one, stops the whole reply:
+nothing of it is played.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """``game_messages``, ``mutes``, ``message_reports``; players' ``messages_off`` and
-``suspended_at`` (``service.players.messages``, ``service.players.moderation``).
+``suspended_at`` (``service.players.messages``, ``service.players.moderation``); the message
+of a held reply (``inbound_messages.held_message``).
 
 Revision ID: 0026
 Revises: 0024
@@ -24,6 +25,8 @@ def upgrade() -> None:
             sa.Column("messages_off", sa.Boolean(), server_default=sa.false(), nullable=False)
         )
         batch_op.add_column(sa.Column("suspended_at", sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table("inbound_messages", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("held_message", sa.String(length=500), nullable=True))
     op.create_table(
         "game_messages",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -80,6 +83,8 @@ def downgrade() -> None:
     op.drop_table("message_reports")
     op.drop_table("mutes")
     op.drop_table("game_messages")
+    with op.batch_alter_table("inbound_messages", schema=None) as batch_op:
+        batch_op.drop_column("held_message")
     with op.batch_alter_table("players", schema=None) as batch_op:
         batch_op.drop_column("suspended_at")
         batch_op.drop_column("messages_off")
