@@ -17,6 +17,7 @@ from service.db import session_scope
 from service.games.seats import seat_for_token, seats_of
 from service.models import Game, Player, Seat
 from service.play import bp
+from service.players.blocks import block, blocked_by, unblock
 from service.players.messages import (
     MessageRefused,
     ShownMessage,
@@ -57,11 +58,13 @@ class Conversation:
     messages_off: bool
     muted: bool
     """Whether the reader muted every other player of the game."""
+    blocking: bool
+    """Whether the reader blocks every other player of the game."""
 
     @property
     def version(self) -> tuple[object, ...]:
         """What changes the page when it changes (its ETag)."""
-        return (tuple(m.id for m in self.messages), self.messages_off, self.muted)
+        return (tuple(m.id for m in self.messages), self.messages_off, self.muted, self.blocking)
 
 
 def conversation(session: Session, game: Game, seat: str) -> Conversation:
@@ -71,10 +74,12 @@ def conversation(session: Session, game: Game, seat: str) -> Conversation:
     assert reader.id is not None
     others = {p.id for letter, (_, p) in seats.items() if letter != seat and p.id != reader.id}
     muted = set(session.exec(select(Mute.muted_id).where(col(Mute.muter_id) == reader.id)))
+    blocked = set(blocked_by(session, reader.id))
     return Conversation(
         messages=tuple(messages_for(session, game.id, reader)),
         messages_off=reader.messages_off,
         muted=bool(others) and others <= muted,
+        blocking=bool(others) and others <= blocked,
     )
 
 
@@ -114,6 +119,24 @@ def mute_choice(token: str) -> Response:
             if letter == seat.letter or other.id is None or other.id == player.id:
                 continue
             (mute if wanted == "on" else unmute)(session, player.id, other.id)
+    return _back(token)
+
+
+@bp.post("/p/<token>/block")
+def block_choice(token: str) -> Response:
+    """Block (or stop blocking) the other players of this game: while a block stands no message
+    passes between them either way, and no challenge or pairing joins them
+    (``service.players.blocks``); the game being played goes on."""
+    wanted = request.form.get("block", "")
+    if wanted not in ("on", "off"):
+        raise MessageRefused(lazy_gettext("Choose whether to block or unblock."))
+    with session_scope() as session:
+        game, seat, player = _reader(session, token)
+        assert game.id is not None and player.id is not None
+        for letter, (_, other) in seats_of(session, game.id).items():
+            if letter == seat.letter or other.id is None or other.id == player.id:
+                continue
+            (block if wanted == "on" else unblock)(session, player.id, other.id)
     return _back(token)
 
 

@@ -189,6 +189,12 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
         cases[f"POST messages choice {label}"] = Case("POST", "/p/{A}/messages", data)
     for label, data in {"yes": {"mute": "yes"}, "missing": {}}.items():
         cases[f"POST mute choice {label}"] = Case("POST", "/p/{A}/mute", data)
+    for label, data in {
+        "yes": {"block": "yes"},
+        "missing": {},
+        "maybe": {"block": "maybe"},
+    }.items():
+        cases[f"POST block choice {label}"] = Case("POST", "/p/{A}/block", data)
     for label, number in {"none": "999999", "huge": str(2**40), "zero": "0"}.items():
         cases[f"POST report {label}"] = Case("POST", f"/p/{{A}}/messages/{number}/report")
     cases["POST report tampered token"] = (
@@ -311,7 +317,8 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
         ("GET", "/p/{A}/move"),
         ("GET", "/p/{A}/preferences"), ("GET", "/p/{A}/invite"), ("PUT", "/m/{M}/0"),
         ("GET", "/me/defaults"), ("GET", "/me/sign-out"), ("DELETE", "/games/{pub}"),
-        ("GET", "/p/{A}/messages"), ("GET", "/p/{A}/mute"), ("GET", "/p/{A}/messages/1/report"),
+        ("GET", "/p/{A}/messages"), ("GET", "/p/{A}/mute"), ("GET", "/p/{A}/block"),
+        ("GET", "/p/{A}/messages/1/report"),
         ("POST", "/games/{pub}"), ("POST", "/healthz"),
     ):  # fmt: skip
         cases[f"{method} {path} method"] = Case(method, path)

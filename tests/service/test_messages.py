@@ -282,3 +282,16 @@ def test_chat_naming_cards_or_flags_never_sinks_a_reply() -> None:
         if "R7" in held:
             continue
         assert not read_turn(f"{wrong}\n{turn}", state, state.to_move).playable, wrong
+
+
+def test_a_block_from_the_page_stops_messages_both_ways_and_is_lifted(
+    app: Flask, client: FlaskClient
+) -> None:
+    ctx = _ctx(app, client)
+    token = _token(ctx, ctx.other)
+    assert client.post(f"/p/{token}/block", data={"block": "on"}).status_code == 303
+    assert "Stop blocking" in _private(ctx, ctx.other)
+    _say(ctx, "Words across a block")
+    assert "Words across a block" not in _private(ctx, ctx.other)
+    assert client.post(f"/p/{token}/block", data={"block": "off"}).status_code == 303
+    assert "Stop blocking" not in _private(ctx, ctx.other)
