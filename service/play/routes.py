@@ -347,8 +347,10 @@ def move_link(token: str, index: int) -> Page:
         page_values = template_values(private_page_context(session, game, seat.letter, state))
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
+        messages_off = conversation(session, game, seat.letter).messages_off
     page = render_template(
         "play/confirm.html",
+        messages_off=messages_off,
         game=summary,
         seat=seat.letter,
         words=instruction(move),

@@ -206,6 +206,17 @@ def test_messages_turned_off_are_neither_sent_nor_read(app: Flask, client: Flask
     assert client.post(f"/p/{token}/messages", data={"messages": "off"}).status_code == 303
     _say(ctx, "Unread words")
     assert "Unread words" not in _private(ctx, ctx.other)
+    # Their own pages offer no message field any more.
+    page = _private(ctx, ctx.other)
+    assert 'name="message"' not in page and "Turn messages on" in page
+    state = position(app, ctx.game_id).state
+    index = next(
+        i for i, m in enumerate(engine.legal_moves(state)) if m.action is engine.Action.PLAY
+    )
+    with app.app_context():
+        link = tokens.make_move_token(ctx.game_id, ctx.other, 0, state.ply)
+    confirm = client.get(f"/m/{link}/{index}").get_data(as_text=True)
+    assert "Confirm" in confirm and 'name="message"' not in confirm
 
 
 def test_a_report_is_kept_and_the_operator_hides_the_message_and_suspends_the_sender(
