@@ -306,3 +306,23 @@ def test_a_block_from_the_page_stops_messages_both_ways_and_is_lifted(
     assert "Words across a block" not in _private(ctx, ctx.other)
     assert client.post(f"/p/{token}/block", data={"block": "off"}).status_code == 303
     assert "Stop blocking" not in _private(ctx, ctx.other)
+
+
+def test_the_last_words_of_a_game_reach_the_other_seat_in_the_game_over_email(
+    app: Flask, client: FlaskClient
+) -> None:
+    from service.outbox.models import OutboxMessage
+
+    ctx = _ctx(app, client)
+    state = position(app, ctx.game_id).state
+    resign = {"ply": str(state.ply), "move": "resign", "message": "Well played, <b>GG</b>"}
+    assert client.post(f"/p/{_token(ctx, ctx.mover)}/move", data=resign).status_code == 303
+    with app.app_context(), session_scope() as session:
+        over = {
+            row.recipient: row
+            for row in session.exec(select(OutboxMessage).where(OutboxMessage.kind == "game_over"))
+        }
+        other, mover = over[ADDRESSES[ctx.other]], over[ADDRESSES[ctx.mover]]
+        assert "Well played, <b>GG</b>" in other.text_body
+        assert "Well played, &lt;b&gt;GG&lt;/b&gt;" in other.mime
+        assert "Well played" not in mover.text_body
