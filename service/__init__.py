@@ -73,6 +73,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.lobby.cli import games_cli
     from service.people import bp as people_bp
     from service.play import bp as play_bp
+    from service.players.moderation import moderation_cli
     from service.present.board import board_html
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
 
@@ -97,6 +98,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(health.bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
+    app.cli.add_command(moderation_cli)
     init_mail(app)
     # Last: it limits the views registered above.
     limits.init_app(app)

@@ -132,6 +132,12 @@ class Player(SQLModel, table=True):
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime, nullable=True)
     """When the player closed their account (``service.history.closure``): their address and
     name are gone (a placeholder each), no email goes to them and no link of theirs works."""
+    messages_off: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """The player reads no message of other players and sends none
+    (``service.players.messages``)."""
+    suspended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """An operator suspended this player (``flask moderation suspend``): they send no message and
+    post no challenge; their running games go on (``service.players.moderation``)."""
     created_at: datetime = _timestamp()
 
 
@@ -398,3 +404,6 @@ class InboundMessage(SQLModel, table=True):
     held_moves: str | None = Field(default=None, max_length=500)
     """The moves read in a reply whose sender was not proven (notations, a line each): they
     wait for the seat's owner to confirm them by link (``service.inbound.confirm``)."""
+    held_message: str | None = Field(default=None, max_length=500)
+    """The message that came with ``held_moves`` (``service.present.reply_chat``): kept with
+    them once they are confirmed."""

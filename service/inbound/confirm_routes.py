@@ -15,7 +15,8 @@ from service.games.refusals import StaleMoveError
 from service.games.state import apply_moves
 from service.inbound.confirm import ConfirmToken, described, held_moves, read_token, seat_of
 from service.links import private_page_url
-from service.models import Game, GameStatus, InboundMessage, Seat
+from service.models import Game, GameStatus, InboundMessage, Player, Seat
+from service.players.messages import save_message
 from service.refusal import Refusal
 
 bp = Blueprint("reply_confirm", __name__)
@@ -33,9 +34,12 @@ class NothingHeldError(Refusal):
         )
 
 
-def _held(session: Session, token: ConfirmToken) -> tuple[Game, Seat, list[engine.Move]]:
-    """The game, seat and held moves of a token, while the game is still at its ply."""
-    game, seat, _ = seat_of(session, token)
+def _held(
+    session: Session, token: ConfirmToken
+) -> tuple[Game, Seat, Player, InboundMessage, list[engine.Move]]:
+    """The game, seat, player, reply and held moves of a token, while the game is still at its
+    ply."""
+    game, seat, player = seat_of(session, token)
     row = session.get(InboundMessage, token.row_id)
     if row is None or row.game_id != game.id or row.seat != seat.letter or not row.held_moves:
         raise NothingHeldError()
@@ -43,14 +47,14 @@ def _held(session: Session, token: ConfirmToken) -> tuple[Game, Seat, list[engin
         error = StaleMoveError(token.ply, game.ply)
         error.page_url = private_page_url(seat)
         raise error
-    return game, seat, held_moves(row, engine.get_ruleset(game.ruleset))
+    return game, seat, player, row, held_moves(row, engine.get_ruleset(game.ruleset))
 
 
 @bp.get("/r/<token>")
 def confirm_page(token: str) -> str:
     confirm_token = read_token(token)
     with read_scope() as session:
-        game, seat, moves = _held(session, confirm_token)
+        game, seat, _player, _row, moves = _held(session, confirm_token)
         private_url = private_page_url(seat)
     return render_template(
         "inbound/confirm_reply.html",
@@ -66,8 +70,10 @@ def confirm_page(token: str) -> str:
 def confirm_moves(token: str) -> Response:
     confirm_token = read_token(token)
     with session_scope() as session:
-        game, seat, moves = _held(session, confirm_token)
+        game, seat, player, row, moves = _held(session, confirm_token)
         assert game.id is not None
+        # Kept before the moves, so that the emails they bring about carry it.
+        save_message(session, game.id, seat, player, confirm_token.ply, row.held_message or "")
         # apply_moves locks the game and checks the ply again: a second press is stale.
         apply_moves(session, game.id, seat.letter, confirm_token.ply, moves)
         private_url = private_page_url(seat)

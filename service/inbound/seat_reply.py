@@ -24,7 +24,10 @@ from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import game_subject
+from service.players.messages import MessageRefused, cleaned_message, save_message
+from service.players.models import MESSAGE_MAX_CHARS
 from service.present.reply_answers import queue_receipt, queue_refusal
+from service.present.reply_chat import chat_message
 from service.present.reply_japanese import is_japanese
 from service.present.reply_reading import Reading, names_a_move, read_turn
 from service.present.translated import _
@@ -72,6 +75,22 @@ def reply_language(player: Player, text: str) -> str | None:
     if checked_language(player.language) is None and is_japanese(text):
         player.language = "ja"
     return player.language
+
+
+def _message_of(text: str, reading: Reading, ruleset: engine.Ruleset) -> tuple[str, str | None]:
+    """The reply's chat as the message of its moves (``service.present.reply_chat``), and what
+    the receipt says of it when it is too long to send: then the message is "" and the moves
+    are played all the same (docs/rules.md, "Messages with moves")."""
+    said = chat_message(text, reading, ruleset)
+    try:
+        return cleaned_message(said), None
+    except MessageRefused:
+        return "", _(
+            "Your message was not sent: it has %(count)d characters, and a message may have at "
+            "most %(most)d. Your moves were played; send a shorter message with your next move.",
+            count=len(said),
+            most=MESSAGE_MAX_CHARS,
+        )
 
 
 def play_reply(
@@ -157,7 +176,9 @@ def _play_words(
             reason = _("Part of it cannot be played now, so none of it was played.")
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
+    said, message_note = _message_of(text, reading, state.ruleset)
     if not verdict.authenticated:
+        row.held_message = said or None
         asked = confirm.hold(
             session, loaded, seat, player, row, moves, reason=verdict.reason,
             in_reply_to=in_reply_to,
@@ -168,6 +189,7 @@ def _play_words(
             Outcome.UNAUTHENTICATED, detail, game.id, letter, asked.id if asked else None
         )
     before = state
+    save_message(session, game.id, seat, player, state.ply, said)
     for start in range(0, len(moves), MAX_MOVES_PER_CALL):
         chunk = moves[start : start + MAX_MOVES_PER_CALL]
         state = apply_to_locked(session, loaded, state, letter, state.ply, chunk, now=now)[0]
@@ -179,6 +201,7 @@ def _play_words(
         moves,
         before=before,
         notes=reading.notes,
+        message_note=message_note,
         in_reply_to=in_reply_to,
     )
     played = ", ".join(m.action_text() for m in moves)

@@ -35,6 +35,7 @@ from service.models import GameStatus, Seat, Series, SeriesStatus
 from service.outbox.addresses import BouncingAddress, bounce_notices, bouncing_addresses
 from service.outbox.sent import invitation_waits_for_confirmation, undelivered_invitations
 from service.play import bp
+from service.play.conversation import Conversation, conversation, keep_message, message_field
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
 from service.present.emails import queue_series_left
@@ -102,16 +103,17 @@ def private_page(token: str) -> Response | str:
             _, player = loaded.seats[seat.letter]
             names = [(p.display_name, p.name_key is not None) for _, p in loaded.seats.values()]
             bouncing = bouncing_addresses(session, loaded)
+            talk = conversation(session, loaded, seat.letter)
             etag = page_etag(
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(loaded),
-                player.time_zone, deadline_left(game.deadline), names,
+                player.time_zone, deadline_left(game.deadline), names, talk.version,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
                 return unchanged
-            page = render_private_page(session, loaded, seat, token, bouncing)
+            page = render_private_page(session, loaded, seat, token, bouncing, talk)
             return tagged(make_response(page), etag, PRIVATE)
         summary = game_summary(loaded)
         assert game.id is not None
@@ -139,9 +141,10 @@ def render_private_page(
     seat: Seat,
     token: str,
     bouncing: list[BouncingAddress],
+    talk: Conversation | None = None,
 ) -> str:
-    """The private page of a dealt game, with the seats whose email bounces and the player's
-    turn preferences."""
+    """The private page of a dealt game, with the seats whose email bounces, the player's
+    turn preferences and the game's messages (``talk``, when the caller read them already)."""
     summary = game_summary(loaded)
     state = load_state(session, loaded)
     _, player = loaded.seats[seat.letter]
@@ -154,6 +157,7 @@ def render_private_page(
         bouncing=bounce_notices(bouncing, seat.letter),
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
+        conversation=talk or conversation(session, loaded, seat.letter),
         **template_values(private_page_context(session, loaded, seat.letter, state)),
     )
 
@@ -224,9 +228,11 @@ def play(token: str) -> Response | Page:
     private_url = url_for("play.private_page", token=token)
     try:
         ply, moves = _form_moves()
+        message = message_field()
         with session_scope() as session:
             # The game row locked once, by seat_for_token; the moves are applied on it.
             loaded, seat = seat_for_token(session, seat_token, lock=True)
+            keep_message(session, loaded, seat, ply, message)
             apply_to_locked(session, loaded, load_state(session, loaded), seat.letter, ply, moves)
     except (tokens.RevokedTokenError, GameNotFoundError):
         raise
@@ -351,8 +357,10 @@ def move_link(token: str, index: int) -> Page:
         page_values = template_values(private_page_context(session, loaded, seat.letter, state))
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
+        messages_off = loaded.seats[seat.letter][1].messages_off
     page = render_template(
         "play/confirm.html",
+        messages_off=messages_off,
         game=summary,
         seat=seat.letter,
         words=instruction(move),
@@ -383,6 +391,7 @@ def play_move_link(token: str, index: int) -> Response | Page:
                     lazy_gettext("'%(then)s' cannot end the turn after this move.", then=then)
                 )
             moves: list[engine.Move | str] = [move, then] if then else [move]
+            keep_message(session, loaded, seat, move_token.ply, message_field())
             # A stale link's position is not the game's: its refusal needs the current one.
             current = state if state.ply == game.ply else load_state(session, loaded)
             apply_to_locked(

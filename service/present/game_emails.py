@@ -21,7 +21,7 @@ import engine
 from service.games.loaded import LoadedGame
 from service.games.move_log import LogEntry, moves_from
 from service.links import private_page_url
-from service.models import Seat
+from service.models import Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.board import board_of
@@ -33,6 +33,7 @@ from service.present.move_links import MoveLinks, move_link_groups
 from service.present.move_list import LogRow, TurnRows, by_turn, log_rows
 from service.present.plain_text import board_lines, legend, move_code_lines, pieces_text, wrap
 from service.present.recipients import queue_to
+from service.present.said import SaidMessage, said_since_last_turn
 from service.present.seat_names import seat_labels, seat_names, vacation_left
 from service.present.summaries import in_words
 from service.present.tactics_choices import held_tactics, tactics_offers
@@ -141,6 +142,8 @@ class YourTurnEmail:
     example: str
     """A whole turn in one reply, from the reader's own moves."""
     private_url: str
+    said: tuple[SaidMessage, ...] = ()
+    """What the other seats said since the seat's last turn (``service.present.said``)."""
 
 
 def queue_your_turn(
@@ -225,4 +228,13 @@ def your_turn_email(
         code_lines=tuple(move_code_lines(choices, offers, held)),
         example=" ".join(example),
         private_url=private_page_url(seat_row),
+        said=said_since_last_turn(
+            session, seat_row.game_id, seat, _reader(session, seat_row), names
+        ),
     )
+
+
+def _reader(session: Session, seat_row: Seat) -> Player:
+    player = session.get(Player, seat_row.player_id)
+    assert player is not None
+    return player

@@ -22,6 +22,7 @@ from service.present.email_parts import ClaimLines, FlagsRow, board_rows, claim_
 from service.present.emails import GameFacts, facts_of
 from service.present.plain_text import board_lines, legend
 from service.present.recipients import queue_to_each
+from service.present.said import SaidMessage, said_since_last_turn
 from service.present.seat_names import names_of, seat_labels, shown_name
 from service.present.series_facts import series_facts
 from service.present.summaries import in_words
@@ -125,6 +126,8 @@ class GameOverEmail:
     players_text: str
     private_url: str
     series: SeriesEnd | None
+    said: tuple[SaidMessage, ...] = ()
+    """What the other seats said since the seat's last turn: the last words of the game."""
 
 
 def queue_game_over(
@@ -139,6 +142,7 @@ def queue_game_over(
     game = loaded.game
     assert game.id is not None and state.result is not None
     result = state.result
+    game_id = game.id
     seats = loaded.seats
     seen = engine.spectator_view(state)
     points = engine.series_points(state)
@@ -191,6 +195,7 @@ def queue_game_over(
             players_text=in_words(list(names.values())),
             private_url=private_page_url(seat_row),
             series=series_end(session, loaded, following, letter),
+            said=said_since_last_turn(session, game_id, letter, seats[letter][1], names),
         )
 
     def subject(letter: str) -> str:

@@ -106,6 +106,8 @@ class ReceiptEmail:
     hand: tuple[engine.Card, ...]
     hand_lines: tuple[str, ...]
     """The hand now in plain text, wrapped."""
+    message_note: str | None = None
+    """What became of the reply's message when it could not be sent (too long)."""
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,7 @@ def queue_receipt(
     *,
     before: engine.GameState,
     notes: Sequence[str] = (),
+    message_note: str | None = None,
     in_reply_to: str | None,
 ) -> OutboxMessage | None:
     """Tell the player their reply was played: the moves (``moves``, made from ``before``),
@@ -271,6 +274,7 @@ def queue_receipt(
         hand_lines=tuple(
             wrap(_("Your hand now: %(cards)s", cards=" ".join(hand) or _("no cards")), "", "  ")
         ),
+        message_note=message_note,
     )
     context = template_values(loaded.game, turn_now(loaded, state, seat), receipt)
     return queue_email(

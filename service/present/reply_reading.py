@@ -27,8 +27,11 @@ English).
 Chat is not read as moves (``Reading.chat``): a part with no word of a move in it (``Hi Bob``,
 ``thanks!``), and a remark, a part with words that belong to no move that names no whole move
 (``Nice play on flag 2!``), or any part of a question that has such words (``Is flag 7 really
-still open?``). ``claim N`` for a flag claimed already is noted, not played. Any other part
-that picks no legal move, or more than one, stops the whole reply: nothing of it is played.
+still open?``); and an aside, a part that names a card, a deck or a flag among words of no move,
+with no verb or notation, when no move it could mean can be made (``Great move with the red
+7!``, ``That Fog on flag 5 hurt``). ``claim N`` for a flag claimed already is noted, not
+played. Any other part that picks no legal move, or more than one, stops the whole reply:
+nothing of it is played.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from service.present.reply_parts import sentences, split_parts
 from service.present.reply_wanted import (
     Wanted,
     another_claim,
+    is_aside,
     is_remark,
     listed_claims,
     merge_returns,
@@ -211,6 +215,9 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         if problem is not None:
             parts.append(ReadPart(words=seen.words, problem=_("not read: an earlier part failed")))
             continue
+        if is_aside(seen) and not _can_mean_a_move(state, seat, seen):
+            ignored.append(seen.words)  # "Great move with the red 7!": chat, never a refusal
+            continue
         if seen.negated:
             problem = _(
                 "'%(words)s' says not to play something: write only the moves to make.",
@@ -243,10 +250,18 @@ def read_turn(text: str, state: engine.GameState, seat: str) -> Reading:
         why = _why_not(state, seat, seen, candidates)
         problem = _("'%(words)s': %(why)s.", words=seen.words, why=why)
         parts.append(ReadPart(words=seen.words, problem=why, options=tuple(candidates)))
+    if problem is None and not parts:
+        problem = _("We found no move in your reply.")
     if problem is None and not any(part.move for part in parts):
         said = [_("%(note)s.", note=note) for note in Reading(tuple(parts)).notes]
         problem = " ".join([*said, _("Your reply names no other move.")])
     return Reading(parts=tuple(parts), ignored=tuple(ignored), problem=problem)
+
+
+def _can_mean_a_move(state: engine.GameState, seat: str, seen: Wanted) -> bool:
+    if state.result is not None or state.to_move != seat:
+        return False
+    return any(seen.matches(move) for move in engine.legal_moves(state))
 
 
 def names_a_move(text: str, ruleset: engine.Ruleset) -> bool:

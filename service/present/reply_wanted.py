@@ -269,3 +269,13 @@ def is_remark(seen: Wanted) -> bool:
         return not any(word.lower() in VERBS for word in tokens_of(seen.words))
     # Any seat will do: the question is whether the words name a move at all.
     return not seen.cards and seen.move(engine.FIRST_SEAT) is None
+
+
+def is_aside(seen: Wanted) -> bool:
+    """A part that names a card, a deck or a flag among words of no move, with no verb and no
+    notation: ``Great move with the red 7``, ``That Fog on flag 5 hurt``. Chat, when no move it
+    could mean can be made now (``reply_reading.read_turn`` asks); a move otherwise."""
+    if not seen.strangers:
+        return False
+    tokens = [word.lower() for word in tokens_of(seen.words)]
+    return not any(t in VERBS or ">" in t or "@" in t for t in tokens)

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from service import clock
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.preferences import turn_preferences
 from service.links import external_url
 from service.models import Game, GameStatus, Player, Seat
@@ -23,6 +24,8 @@ from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.game_lists import PlayerGame, player_games
 from service.present.recipients import queue_to
+from service.present.said import SaidMessage, said_since_last_turn
+from service.present.seat_names import seat_names
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
@@ -35,6 +38,20 @@ class DigestEmail:
     games: tuple[PlayerGame, ...]
     """The games where it is the player's turn, soonest deadline first."""
     my_games_request_url: str
+    said: tuple[tuple[SaidMessage, ...], ...]
+    """For each of ``games``, what the other seats said since the player's last turn there."""
+
+
+def _said_in(
+    session: Session, player: Player, games: Sequence[PlayerGame]
+) -> tuple[tuple[SaidMessage, ...], ...]:
+    said = []
+    for listed in games:
+        game_id = session.exec(select(Game.id).where(Game.public_id == listed.public_id)).one()
+        assert game_id is not None
+        names = seat_names(load_game(session, game_id))
+        said.append(said_since_last_turn(session, game_id, listed.seat, player, names))
+    return tuple(said)
 
 
 def queue_digest(
@@ -45,7 +62,11 @@ def queue_digest(
         session,
         MailKind.DIGEST,
         player,
-        lambda: DigestEmail(tuple(games), external_url("history.my_games_request")),
+        lambda: DigestEmail(
+            tuple(games),
+            external_url("history.my_games_request"),
+            _said_in(session, player, games),
+        ),
         subject=lambda: ngettext(
             "Your turn in %(num)d game: Battle Line by mail",
             "Your turn in %(num)d games: Battle Line by mail",

@@ -18,6 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import SQLModel
 
+import engine
 from service import tokens
 from service.db import get_engine, session_scope
 from service.games.loaded import load_game
@@ -163,6 +164,47 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
             "/p/{t}/move",
             data,
         )
+    # Messages with moves: too long, twice, and the conversation's own forms.
+    play = {"ply": "{ply}", "move": "{play}", "then": "draw troops"}
+    for label, message in {
+        "10000": "x" * 10_000,
+        "501": "x" * 501,
+        "501-japanese": "よ" * 501,
+        "501-emoji": "\U0001f600" * 501,
+        "html-10000": "<b>bold</b>" * 1000,
+        "links-600": "https://evil.example/ " * 30,
+        "bidi-padded-501": "\u202e" * 600 + "x" * 501,
+        "twice": ["Hi", "there"],
+    }.items():
+        cases[f"POST /p/move message {label}"] = (
+            lambda links: links["to_move_token"],
+            "POST",
+            "/p/{t}/move",
+            {**play, "message": message},
+        )
+    for label, message in {"10000": "x" * 10_000, "twice": ["Hi", "there"]}.items():
+        cases[f"POST move link message {label}"] = Case(
+            "POST", "/m/{M}/{play_index}", {"then": "draw troops", "message": message}
+        )
+    for label, data in {
+        "maybe": {"messages": "maybe"},
+        "missing": {},
+        "upper": {"messages": "OFF"},
+    }.items():
+        cases[f"POST messages choice {label}"] = Case("POST", "/p/{A}/messages", data)
+    for label, data in {"yes": {"mute": "yes"}, "missing": {}}.items():
+        cases[f"POST mute choice {label}"] = Case("POST", "/p/{A}/mute", data)
+    for label, data in {
+        "yes": {"block": "yes"},
+        "missing": {},
+        "maybe": {"block": "maybe"},
+    }.items():
+        cases[f"POST block choice {label}"] = Case("POST", "/p/{A}/block", data)
+    for label, number in {"none": "999999", "huge": str(2**40), "zero": "0"}.items():
+        cases[f"POST report {label}"] = Case("POST", f"/p/{{A}}/messages/{number}/report")
+    cases["POST report tampered token"] = (
+        _token_variants("A")["tampered"], "POST", "/p/{t}/messages/1/report", {},
+    )  # fmt: skip
     # The waiting seat may not move.
     cases["POST /p/move not-your-turn"] = (
         lambda links: links["waiting_token"],
@@ -316,6 +358,8 @@ def _cases() -> dict[str, Case | tuple[Callable[[dict[str, str]], str], str, str
         ("GET", "/p/{A}/move"),
         ("GET", "/p/{A}/preferences"), ("GET", "/p/{A}/invite"), ("PUT", "/m/{M}/0"),
         ("GET", "/me/defaults"), ("GET", "/me/sign-out"), ("DELETE", "/games/{pub}"),
+        ("GET", "/p/{A}/messages"), ("GET", "/p/{A}/mute"), ("GET", "/p/{A}/block"),
+        ("GET", "/p/{A}/messages/1/report"),
         ("POST", "/games/{pub}"), ("POST", "/healthz"),
         ("POST", "/me/data.json"), ("PUT", "/me/data.json"), ("DELETE", "/me/close"),
         ("PUT", "/me/close"), ("POST", "/me/closed"),
@@ -422,6 +466,7 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
         alice = seats["A"][1]
         assert alice.id is not None
         to_move, waiting = state.to_move, "B" if state.to_move == "A" else "A"
+        play = next(m for m in engine.legal_moves(state) if m.action is engine.Action.PLAY)
         return {
             "game": str(game["id"]),
             "A": game["token"]["A"],
@@ -433,6 +478,8 @@ def _links(app: Flask, client: FlaskClient) -> dict[str, str]:
             "to_move_token": game["token"][to_move],
             "waiting_token": game["token"][waiting],
             "M": tokens.make_move_token(game["id"], to_move, 0, state.ply),
+            "play": play.action_text(),
+            "play_index": str(engine.legal_moves(state).index(play)),
             "alice": str(alice.id),
             "me": tokens.make_games_token(alice.id, alice.token_generation),
             "unsub": make_token(MailPurpose.UNSUBSCRIBE, alice.id),

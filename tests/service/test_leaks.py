@@ -324,3 +324,57 @@ def test_no_hand_card_reaches_another_seat_or_the_public_with_three(
     else:
         raise AssertionError("the game did not end")
     assert mailed > 3, "emails were scanned"
+
+
+def test_no_private_message_reaches_the_public_another_game_or_another_email(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Messages said with every move of a game (from the page, each unique) appear on no public
+    page at any ply, in no JSON record, on no page of another game, and in no email but the
+    other seat's of that game."""
+    rng = random.Random(24)
+    game = create_and_accept(app, client, seed="messages-1", visibility="public")
+    other = create_and_accept(app, client, seed="messages-2", visibility="public")
+    said: list[str] = []
+    for step in range(30):
+        _hands, state = hands_and_state(app, game["id"])
+        mover = state.to_move
+        page = client.get(f"/p/{game['token'][mover]}").get_data(as_text=True)
+        submission = pick(move_submissions(page, rng), rng)
+        words = f"whisper{step}x{mover} <i>see https://example.org/{step}</i>"
+        said.append(f"whisper{step}x{mover}")
+        data = {**submission.data, "message": words}
+        assert client.post(submission.action, data=data).status_code == 303
+    state = hands_and_state(app, game["id"])[1]
+    resign = {"ply": str(state.ply), "move": "resign", "message": "whisperlast"}
+    assert client.post(f"/p/{game['token'][state.to_move]}/move", data=resign).status_code == 303
+    said.append("whisperlast")
+    public = f"/games/{game['public_id']}"
+    record = client.get(f"{public}/record.json")
+    assert record.status_code == 200
+    scanned = {f"{public}/record.json": record.get_data(as_text=True)}
+    for url in (
+        public, f"{public}?ply=0", f"{public}?ply=10", f"{public}?ply=25", "/games",
+        f"/games/{other['public_id']}",
+        f"/p/{other['token']['A']}", f"/p/{other['token']['B']}",
+    ):  # fmt: skip
+        scanned[url] = client.get(url).get_data(as_text=True)
+    for url, body in scanned.items():
+        assert "whisper" not in body, url
+    # Both seats' own pages hold the conversation (each seat reads the other's messages).
+    for seat in ("A", "B"):
+        assert "whisper" in client.get(f"/p/{game['token'][seat]}").get_data(as_text=True)
+    with app.app_context(), session_scope() as session:
+        seats = {s: p.email for s, (_, p) in read_seats(session, game["id"]).items()}
+        emails = session.exec(select(OutboxMessage)).all()
+    carried = 0
+    for email in emails:
+        body = (email.text_body or "") + (email.mime or "")
+        carried += "whisper" in body
+        for words in said:
+            if words not in body:
+                continue
+            speaker = words.removeprefix("whisper").split("x")[-1]
+            assert email.game_id == game["id"], (words, email.kind)
+            assert email.recipient != seats.get(speaker), (words, email.kind, email.recipient)
+    assert carried, "the other seat's emails carry the messages"

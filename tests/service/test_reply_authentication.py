@@ -307,3 +307,22 @@ def test_forged_replies_ask_the_owner_a_few_times_an_hour(strict: Flask) -> None
     assert len(asked) == CONFIRMATIONS_PER_HOUR
     assert {r.recipient for r in outbox_after(strict, before)} == {game.mover_email}
     assert "not asked again" in inbound_rows(strict)[-1].detail
+
+
+def test_a_held_replys_message_is_kept_with_its_moves_once_confirmed(strict: Flask) -> None:
+    from sqlmodel import select
+
+    from service.db import session_scope
+    from service.players.models import GameMessage
+
+    game = start(strict)
+    before, log = last_outbox_id(strict), position(strict, game.game_id).log
+    reply = game.reply(f"Good luck!\n{game.turn()}")
+    assert game.receive(reply) is Outcome.UNAUTHENTICATED
+    url = held_and_asked(game, before, log)
+    with strict.app_context(), session_scope() as session:
+        assert session.exec(select(GameMessage)).all() == []  # nothing until confirmed
+    assert strict.test_client().post(path_of(url)).status_code == 303
+    with strict.app_context(), session_scope() as session:
+        said = [m.body for m in session.exec(select(GameMessage))]
+    assert said == ["Good luck!"]

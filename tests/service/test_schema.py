@@ -21,6 +21,7 @@ TABLES |= {"reply_keys", "inbound_messages"}  # 0009: play by reply
 TABLES |= {"notice_days"}  # 0016: notices one person causes another to receive, capped
 TABLES |= {"blocks"}  # 0024: who blocks whom
 TABLES |= {"challenges"}  # 0027: open challenges and standing requests for an opponent
+TABLES |= {"game_messages", "mutes", "message_reports"}  # 0026: messages with moves
 
 
 def _tables(url: str) -> set[str]:

@@ -2,7 +2,7 @@
 (``service.lobby.challenges``).
 
 Revision ID: 0027
-Revises: 0025
+Revises: 0026
 Create Date: 2026-11-26
 """
 
@@ -13,7 +13,7 @@ import sqlmodel  # noqa: F401
 from alembic import op
 
 revision: str = "0027"
-down_revision: str | None = "0025"
+down_revision: str | None = "0026"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

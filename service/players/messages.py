@@ -1,0 +1,199 @@
+"""Messages with moves: what a player says to the other seats with a move (a field of the move
+forms, or the words of a reply that are no move), stored with the move and shown only to the
+game's seats: on their private pages and in their next email, never on a public page or record.
+
+Who reads what: a player with messages turned off reads none and sends none; a muted player's
+messages are not shown to whoever muted them (in every game); nothing passes either way between
+two players while either blocks the other (``service.players.blocks``); a message an operator
+hid is shown to nobody; a suspended player sends none (``service.players.moderation``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flask_babel import lazy_gettext
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from service.models import Player, Seat
+from service.players.blocks import blocks_with
+from service.players.models import MESSAGE_MAX_CHARS, GameMessage, MessageReport, Mute
+from service.refusal import Refusal
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but the tab and the line feed: never part of a message."""
+_INVISIBLE_FORMATS = ("Cf",)
+"""Unicode format characters (right-to-left overrides, zero-width joiners): taken out, as they
+can make a message read as something else."""
+
+
+class MessageRefused(Refusal):
+    """A message that cannot be sent as written; the move is not played either (on a page)."""
+
+    status = 400
+    title = lazy_gettext("This message cannot be sent")
+
+
+def cleaned_message(text: str) -> str:
+    """``text`` as a message is kept: line ends as ``\\n``, control and format characters out,
+    spaces at both ends off. Raises MessageRefused when it is longer than ``MESSAGE_MAX_CHARS``."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+    text = _CONTROL.sub("", text)
+    text = "".join(c for c in text if unicodedata.category(c) not in _INVISIBLE_FORMATS)
+    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    if len(text) > MESSAGE_MAX_CHARS:
+        raise MessageRefused(
+            lazy_gettext(
+                "Your message is %(count)d characters long; a message may have at most "
+                "%(most)d. Nothing was played: shorten it and send the move again.",
+                count=len(text),
+                most=MESSAGE_MAX_CHARS,
+            )
+        )
+    return text
+
+
+def may_send(player: Player) -> bool:
+    """Whether ``player``'s messages are kept at all (not turned off, not suspended)."""
+    return not player.messages_off and player.suspended_at is None
+
+
+def save_message(
+    session: Session, game_id: int, seat: Seat, player: Player, ply: int, body: str
+) -> GameMessage | None:
+    """Keep what ``seat`` said with its move made at ``ply``, in the caller's transaction (the
+    move's). None when there is nothing to keep: no words, messages off, a suspended player, or
+    the same move's message kept already (a move is made once, so is its message)."""
+    assert player.id is not None
+    if not body or not may_send(player):
+        return None
+    message = GameMessage(
+        game_id=game_id, seat=seat.letter, player_id=player.id, ply=ply, body=body
+    )
+    try:
+        with session.begin_nested():
+            session.add(message)
+    except IntegrityError:
+        return None
+    return message
+
+
+@dataclass(frozen=True, slots=True)
+class ShownMessage:
+    """A message as one reader of the game sees it."""
+
+    id: int
+    seat: str
+    """The seat that said it (its name comes from ``seat_names``)."""
+    ply: int
+    body: str
+    """Plain text: templates escape it, and no link in it is made clickable."""
+    mine: bool
+
+
+def muted_by(session: Session, reader: Player) -> set[int]:
+    """The players whose messages ``reader`` does not read: those they muted."""
+    assert reader.id is not None
+    return set(session.exec(select(Mute.muted_id).where(col(Mute.muter_id) == reader.id)))
+
+
+def messages_for(
+    session: Session,
+    game_id: int,
+    reader: Player,
+    *,
+    since_ply: int = 0,
+    others_only: bool = False,
+    muted: set[int] | None = None,
+    blocks: Sequence[tuple[int, int]] | None = None,
+) -> list[ShownMessage]:
+    """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on.
+    ``muted`` (``muted_by``) and ``blocks`` (``blocks_with``): when the caller read them."""
+    assert reader.id is not None
+    if reader.messages_off:
+        return []
+    rows: Sequence[GameMessage] = session.exec(
+        select(GameMessage)
+        .where(
+            col(GameMessage.game_id) == game_id,
+            col(GameMessage.ply) >= since_ply,
+            col(GameMessage.hidden_at).is_(None),
+        )
+        .order_by(col(GameMessage.ply), col(GameMessage.id))
+    ).all()
+    if not rows:
+        return []
+    silenced = muted if muted is not None else muted_by(session, reader)
+    pairs = blocks if blocks is not None else blocks_with(session, reader.id)
+    # A block stands between the two whoever made it.
+    silenced = silenced | {p for pair in pairs for p in pair if p != reader.id}
+    shown: list[ShownMessage] = []
+    for row in rows:
+        assert row.id is not None
+        mine = row.player_id == reader.id
+        if (mine and others_only) or (not mine and row.player_id in silenced):
+            continue
+        shown.append(ShownMessage(row.id, row.seat, row.ply, row.body, mine))
+    return shown
+
+
+def mute(session: Session, muter_id: int, muted_id: int) -> bool:
+    """``muter_id`` reads no more messages of ``muted_id``; False when they had muted them."""
+    if muter_id == muted_id:
+        return False
+    found = session.exec(
+        select(Mute.id).where(col(Mute.muter_id) == muter_id, col(Mute.muted_id) == muted_id)
+    ).first()
+    if found is not None:
+        return False
+    try:
+        with session.begin_nested():
+            session.add(Mute(muter_id=muter_id, muted_id=muted_id))
+    except IntegrityError:
+        return False
+    return True
+
+
+def unmute(session: Session, muter_id: int, muted_id: int) -> bool:
+    row = session.exec(
+        select(Mute).where(col(Mute.muter_id) == muter_id, col(Mute.muted_id) == muted_id)
+    ).first()
+    if row is None:
+        return False
+    session.delete(row)
+    return True
+
+
+class NotYoursToReport(Refusal):
+    status = 404
+    title = lazy_gettext("This message cannot be reported")
+    message = lazy_gettext("There is no message of another player by that number in this game.")
+
+
+def report_message(session: Session, game_id: int, message_id: int, reporter: Player) -> bool:
+    """Keep ``reporter``'s report of a message another seat sent them in this game; False when
+    they reported it already. Raises NotYoursToReport for any other message."""
+    assert reporter.id is not None
+    if not 0 < message_id < 2**31:  # beyond any id, and beyond PostgreSQL's integer
+        raise NotYoursToReport()
+    message = session.get(GameMessage, message_id)
+    if message is None or message.game_id != game_id or message.player_id == reporter.id:
+        raise NotYoursToReport()
+    found = session.exec(
+        select(MessageReport.id).where(
+            col(MessageReport.message_id) == message_id,
+            col(MessageReport.reporter_id) == reporter.id,
+        )
+    ).first()
+    if found is not None:
+        return False
+    try:
+        with session.begin_nested():
+            session.add(MessageReport(message_id=message_id, reporter_id=reporter.id))
+    except IntegrityError:
+        return False
+    return True
