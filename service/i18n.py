@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from babel.support import NullTranslations
 from flask import (
     Blueprint,
     Flask,
@@ -33,7 +34,7 @@ from flask import (
     url_for,
 )
 from flask import session as cookie
-from flask_babel import Babel, force_locale, get_locale, lazy_gettext
+from flask_babel import Babel, Domain, force_locale, get_locale, lazy_gettext
 
 from service.db import session_scope
 from service.models import Player
@@ -118,6 +119,25 @@ def sentence_gap() -> str:
     return next((lang.sentence_gap for lang in LANGUAGES if lang.code == code), " ")
 
 
+class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
+    """Flask-Babel's message domain, its catalogue looked up once per request and language:
+    Flask-Babel's own lookup walks its context and the locale on every message, and a page has
+    a hundred."""
+
+    _CACHED = "_translations"
+
+    def get_translations(self) -> NullTranslations:
+        if not has_app_context():
+            outside: NullTranslations = super().get_translations()
+            return outside
+        code = page_language()
+        cached: tuple[str, NullTranslations] | None = g.get(self._CACHED)
+        if cached is None or cached[0] != code:
+            cached = (code, super().get_translations())
+            setattr(g, self._CACHED, cached)
+        return cached[1]
+
+
 def adopt_page_language(player: Player) -> None:
     """A player acting as themselves on a page (signing in) who has not chosen a language gets
     this page's: their emails follow it from now on. A choice they made is never overridden."""
@@ -167,7 +187,8 @@ def choose_language() -> Response:
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
-    Babel(app, locale_selector=select_page_language)
+    babel = Babel(app, locale_selector=select_page_language)
+    babel.domain_instance = PageDomain()
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["sentence_gap"] = sentence_gap
