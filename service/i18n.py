@@ -188,7 +188,15 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_page_language)
-    babel.domain_instance = PageDomain()
+    domain = babel.domain_instance = PageDomain()
+    # Flask-Babel's own template callables, but asking the domain straight away.
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda s: domain.get_translations().ugettext(s),
+        ngettext=lambda s, p, n: domain.get_translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: domain.get_translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: domain.get_translations().unpgettext(c, s, p, n),
+    )
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["sentence_gap"] = sentence_gap
