@@ -5,6 +5,7 @@ players muted or not, a message reported to the operator). Every change is a POS
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import redirect, request, url_for
@@ -88,6 +89,17 @@ def _reader(session: Session, token: str) -> tuple[LoadedGame, Seat, Player]:
     return loaded, seat, loaded.seats[seat.letter][1]
 
 
+def _towards_the_others(token: str, choice: Callable[[Session, int, int], bool]) -> None:
+    """``choice(session, reader, other)`` for every other player of the token's game (the
+    reader's mute or block of each, or its end)."""
+    with session_scope() as session:
+        loaded, seat, player = _reader(session, token)
+        assert player.id is not None
+        for letter, (_, other) in loaded.seats.items():
+            if letter != seat.letter and other.id is not None and other.id != player.id:
+                choice(session, player.id, other.id)
+
+
 def _back(token: str) -> Response:
     return redirect(url_for("play.private_page", token=token) + "#conversation", code=303)
 
@@ -111,13 +123,7 @@ def mute_choice(token: str) -> Response:
     wanted = request.form.get("mute", "")
     if wanted not in ("on", "off"):
         raise MessageRefused(lazy_gettext("Choose whether to mute or unmute."))
-    with session_scope() as session:
-        loaded, seat, player = _reader(session, token)
-        assert player.id is not None
-        for letter, (_, other) in loaded.seats.items():
-            if letter == seat.letter or other.id is None or other.id == player.id:
-                continue
-            (mute if wanted == "on" else unmute)(session, player.id, other.id)
+    _towards_the_others(token, mute if wanted == "on" else unmute)
     return _back(token)
 
 
@@ -129,13 +135,7 @@ def block_choice(token: str) -> Response:
     wanted = request.form.get("block", "")
     if wanted not in ("on", "off"):
         raise MessageRefused(lazy_gettext("Choose whether to block or unblock."))
-    with session_scope() as session:
-        loaded, seat, player = _reader(session, token)
-        assert player.id is not None
-        for letter, (_, other) in loaded.seats.items():
-            if letter == seat.letter or other.id is None or other.id == player.id:
-                continue
-            (block if wanted == "on" else unblock)(session, player.id, other.id)
+    _towards_the_others(token, block if wanted == "on" else unblock)
     return _back(token)
 
 
