@@ -1,7 +1,7 @@
 """Three people play a whole game for three (``battleline-3p``, advanced claims) through the real
 pages in a real browser: one browser context per seat, starting from the development outbox.
 
-Ann has played here before: she asks for her games link, opens it from the outbox and signs her
+Ada has played here before: she asks for her games link, opens it from the outbox and signs her
 browser in; then she creates the game with the form, and its two invitations go at once. Ben
 and Cat open their invitation emails in the outbox and accept: the cards are dealt after Cat.
 Then each seat plays from its private page, pressing a button chosen with a seeded RNG among
@@ -14,7 +14,7 @@ the page shows no other hand, and no card of another seat's hand appears on it (
 or in words; the claim proofs, the cut and the cards the seat itself put back are left out, as in
 tests/service/test_leaks.py). The end is shown on all three pages and on the public page.
 
-The deal is fixed: the game's secret seed is SEED (as tests/worker does, while Ann's press
+The deal is fixed: the game's secret seed is SEED (as tests/worker does, while Ada's press
 creates the game). Screenshots: test-artefacts/three-players/ (each seat at mid-game and at the
 end, and the public page).
 """
@@ -54,7 +54,7 @@ MID_PLY = 50
 DECIDE_LATER_CHANCE = 0.1
 ARTEFACTS = REPO / "test-artefacts" / "three-players"
 PLAYERS = {
-    "A": ("Ann", "ann@three.example.org"),
+    "A": ("Ada", "ada@three.example.org"),
     "B": ("Ben", "ben@three.example.org"),
     "C": ("Cat", "cat@three.example.org"),
 }
@@ -187,47 +187,47 @@ def test_three_seats_play_a_whole_game(
     server = live_server
     shots = three_shots
     pages = {seat: new_seat(context) for seat, context in seats.items()}
-    ann, ben, cat = pages["A"], pages["B"], pages["C"]
+    ada, ben, cat = pages["A"], pages["B"], pages["C"]
     rng = random.Random(RNG_SEED)
 
-    # Ann has played here before (the one reach behind the pages before the seed): she signs her
+    # Ada has played here before (the one reach behind the pages before the seed): she signs her
     # browser in from her games link, emailed to her address.
     with server.app.app_context(), session_scope() as session:
         find_or_add_player(session, PLAYERS["A"][1], PLAYERS["A"][0])
-    ann.goto(f"{server.url}/me")
-    ann.get_by_label("Your email").fill(PLAYERS["A"][1])
-    ann.get_by_role("button", name="Send me the link").click()
-    expect(ann.get_by_role("status")).to_contain_text("a link to their games is on its way")
-    open_email(ann, server, PLAYERS["A"][1], "my_games")
-    ann.locator("pre a", has_text="/me/").first.click()
-    ann.get_by_role("button", name="Sign in on this browser").click()
+    ada.goto(f"{server.url}/me")
+    ada.get_by_label("Your email").fill(PLAYERS["A"][1])
+    ada.get_by_role("button", name="Send me the link").click()
+    expect(ada.get_by_role("status")).to_contain_text("a link to their games is on its way")
+    open_email(ada, server, PLAYERS["A"][1], "my_games")
+    ada.locator("pre a", has_text="/me/").first.click()
+    ada.get_by_role("button", name="Sign in on this browser").click()
     # Her first sign-in asks for the name other players will see.
-    ann.wait_for_url(re.compile(r"/me/name$"))
-    ann.get_by_label("Name", exact=True).fill(PLAYERS["A"][0])
-    ann.get_by_role("button", name="Save my name").click()
-    ann.wait_for_url(re.compile(r"/players/[^/]+$"))
+    ada.wait_for_url(re.compile(r"/me/name$"))
+    ada.get_by_label("Name", exact=True).fill(PLAYERS["A"][0])
+    ada.get_by_role("button", name="Save my name").click()
+    ada.wait_for_url(re.compile(r"/players/[^/]+$"))
 
     # She creates the game for three: signed in, the invitations go at once.
-    ann.goto(f"{server.url}/games/new")
-    expect(ann.locator("p.notice")).to_contain_text(f"Signed in as {PLAYERS['A'][0]}")
-    ann.get_by_label("Your name").fill(PLAYERS["A"][0])
-    ann.get_by_label("Your email").fill(PLAYERS["A"][1])
-    ann.get_by_label("Opponent's name").fill(PLAYERS["B"][0])
-    ann.get_by_label("Opponent's email").fill(PLAYERS["B"][1])
-    ann.get_by_label("Game", exact=True).select_option(RULESET)
-    ann.get_by_label("Third player's name").fill(PLAYERS["C"][0])
-    ann.get_by_label("Third player's email").fill(PLAYERS["C"][1])
+    ada.goto(f"{server.url}/games/new")
+    expect(ada.locator("p.notice")).to_contain_text(f"Signed in as {PLAYERS['A'][0]}")
+    ada.get_by_label("Your name").fill(PLAYERS["A"][0])
+    ada.get_by_label("Your email").fill(PLAYERS["A"][1])
+    ada.get_by_label("Opponent's name").fill(PLAYERS["B"][0])
+    ada.get_by_label("Opponent's email").fill(PLAYERS["B"][1])
+    ada.get_by_label("Game", exact=True).select_option(RULESET)
+    ada.get_by_label("Third player's name").fill(PLAYERS["C"][0])
+    ada.get_by_label("Third player's email").fill(PLAYERS["C"][1])
     with mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: SEED):
-        ann.get_by_role("button", name="Create the game").click()
-        ann.wait_for_url(re.compile(r"/p/[^/]+$"))
-    expect(ann.locator("h1")).to_contain_text("Ann")
-    expect(ann.get_by_text("Waiting for Ben and Cat to accept")).to_be_visible()
-    urls = {"A": ann.url}
+        ada.get_by_role("button", name="Create the game").click()
+        ada.wait_for_url(re.compile(r"/p/[^/]+$"))
+    expect(ada.locator("h1")).to_contain_text("Ada")
+    expect(ada.get_by_text("Waiting for Ben and Cat to accept")).to_be_visible()
+    urls = {"A": ada.url}
 
     # Ben and Cat accept from their invitation emails.
     for seat, page in (("B", ben), ("C", cat)):
         open_email(page, server, PLAYERS[seat][1], "invitation")
-        expect(page.locator("pre")).to_contain_text("Ann invites you and")
+        expect(page.locator("pre")).to_contain_text("Ada invites you and")
         page.locator("pre a", has_text="/accept").click()
         page.get_by_role("button", name="Accept and deal").click()
         page.wait_for_url(re.compile(r"/p/[^/]+$"))
