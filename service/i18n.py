@@ -16,7 +16,7 @@ runs inside one (requests, Celery tasks via ``celery_init_app``, the embedded be
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +35,9 @@ from flask import (
 )
 from flask import session as cookie
 from flask_babel import Babel, Domain, force_locale, get_locale, lazy_gettext
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
 
 from service.db import session_scope
 from service.models import Player
@@ -126,6 +129,21 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
 
     _CACHED = "_translations"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._words: dict[int, tuple[NullTranslations, TemplateWords]] = {}
+
+    def template_words(self) -> TemplateWords:
+        """The gettext callables of the language being written, for a template's context (a
+        context processor: once per render, so inside ``recipient_language`` too): a page's
+        hundred messages then skip the lookup of the language and catalogue each."""
+        translations = self.get_translations()
+        kept = self._words.get(id(translations))
+        if kept is None or kept[0] is not translations:
+            kept = (translations, _template_words(translations))
+            self._words[id(translations)] = kept
+        return kept[1]
+
     def get_translations(self) -> NullTranslations:
         if not has_app_context():
             outside: NullTranslations = super().get_translations()
@@ -136,6 +154,34 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
             cached = (code, super().get_translations())
             setattr(g, self._CACHED, cached)
         return cached[1]
+
+
+TemplateWords = dict[str, Callable[..., str]]
+
+
+def _template_words(translations: NullTranslations) -> TemplateWords:
+    """Jinja's newstyle ``gettext`` and ``ngettext`` (``jinja2.ext``'s, same escaping and
+    formatting), calling ``translations`` straight away."""
+    ugettext, ungettext = translations.ugettext, translations.ungettext
+
+    @pass_context
+    def gettext(context: Context, string: str, /, **variables: object) -> str:
+        text = ugettext(string)
+        if context.eval_ctx.autoescape:
+            text = Markup(text)
+        return text % variables
+
+    @pass_context
+    def ngettext(
+        context: Context, singular: str, plural: str, num: int, /, **variables: object
+    ) -> str:
+        variables.setdefault("num", num)
+        text = ungettext(singular, plural, num)
+        if context.eval_ctx.autoescape:
+            text = Markup(text)
+        return text % variables
+
+    return {"gettext": gettext, "ngettext": ngettext, "_": gettext}
 
 
 def adopt_page_language(player: Player) -> None:
@@ -197,6 +243,8 @@ def init_app(app: Flask) -> None:
         pgettext=lambda c, s: domain.get_translations().upgettext(c, s),
         npgettext=lambda c, s, p, n: domain.get_translations().unpgettext(c, s, p, n),
     )
+    # Outside render_template (a macro imported without context) the callables above serve.
+    app.context_processor(domain.template_words)
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["sentence_gap"] = sentence_gap

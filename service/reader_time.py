@@ -162,8 +162,15 @@ def deadline_html(context: Context, moment: datetime | None) -> Markup:
     zone, now = _context_zone_and_now(context)
     iso = _utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
     words = escape(deadline_text(moment, zone, now))
-    script = escape(json.dumps(script_words(), ensure_ascii=False, separators=(",", ":")))
+    script = _script_words_attribute(page_language())
     return Markup(f'<time datetime="{iso}" data-deadline data-words="{script}">{words}</time>')
+
+
+@functools.cache
+def _script_words_attribute(language: str) -> Markup:
+    """``script_words`` as the escaped JSON of an attribute, made once per ``language`` (called
+    while writing in it): the same for every deadline of every page."""
+    return escape(json.dumps(script_words(), ensure_ascii=False, separators=(",", ":")))
 
 
 def script_words() -> dict[str, str]:

@@ -101,10 +101,11 @@ def log_rows(
     ``claims``, ``service.present.claims.claims_in_log``) why the claim held, said to the
     reader."""
     rows: list[LogRow] = []
+    language = page_language()
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        narrated = _narrated(entry.notation, ruleset, name, hide, page_language())
+        narrated = _narrated(entry.notation, ruleset, name, hide, language)
         words, words_html, notation, notation_html, placed = narrated
         rows.append(
             LogRow(
