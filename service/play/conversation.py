@@ -19,16 +19,16 @@ from service.games.loaded import LoadedGame
 from service.games.seats import seat_for_token
 from service.models import Player, Seat
 from service.play import bp
-from service.players.blocks import block, blocks_with, unblock
+from service.players.blocks import block, unblock
 from service.players.messages import (
     MessageRefused,
     ShownMessage,
     cleaned_message,
     messages_for,
     mute,
-    muted_by,
     report_message,
     save_message,
+    standing_towards,
     unmute,
 )
 
@@ -72,12 +72,18 @@ def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversatio
     seats = loaded.seats
     reader = seats[seat][1]
     assert reader.id is not None
-    others = {p.id for letter, (_, p) in seats.items() if letter != seat and p.id != reader.id}
-    muted = muted_by(session, reader)
-    blocks = blocks_with(session, reader.id)
-    blocked = {blocked for blocker, blocked in blocks if blocker == reader.id}
+    others = {
+        p.id
+        for letter, (_, p) in seats.items()
+        if letter != seat and p.id is not None and p.id != reader.id
+    }
+    standing = standing_towards(session, reader.id, others)
+    muted = standing.muted
+    blocked = {blocked for blocker, blocked in standing.blocks if blocker == reader.id}
     return Conversation(
-        messages=tuple(messages_for(session, loaded.id, reader, muted=muted, blocks=blocks)),
+        messages=tuple(
+            messages_for(session, loaded.id, reader, muted=muted, blocks=standing.blocks)
+        ),
         messages_off=reader.messages_off,
         muted=bool(others) and others <= muted,
         blocking=bool(others) and others <= blocked,

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext
+from sqlalchemy import literal, union_all
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, or_, select
 
 from service.models import Player, Seat
 from service.players.blocks import blocks_with
-from service.players.models import MESSAGE_MAX_CHARS, GameMessage, MessageReport, Mute
+from service.players.models import MESSAGE_MAX_CHARS, Block, GameMessage, MessageReport, Mute
 from service.refusal import Refusal
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -101,6 +102,37 @@ def muted_by(session: Session, reader: Player) -> set[int]:
     return set(session.exec(select(Mute.muted_id).where(col(Mute.muter_id) == reader.id)))
 
 
+@dataclass(frozen=True)
+class Standing:
+    """How a reader stands towards some players: whom they muted, the blocks either way."""
+
+    muted: frozenset[int]
+    blocks: tuple[tuple[int, int], ...]
+    """(blocker, blocked) pairs."""
+
+
+def standing_towards(session: Session, reader_id: int, others: Collection[int]) -> Standing:
+    """The reader's mutes of ``others`` and the blocks between them either way, in one query
+    (a private page's conversation: ``others`` are the game's other players)."""
+    if not others:
+        return Standing(frozenset(), ())
+    ids = list(others)
+    mutes = select(literal("mute"), col(Mute.muted_id), literal(0)).where(
+        col(Mute.muter_id) == reader_id, col(Mute.muted_id).in_(ids)
+    )
+    blocks = select(literal("block"), col(Block.blocker_id), col(Block.blocked_id)).where(
+        or_(
+            (col(Block.blocker_id) == reader_id) & col(Block.blocked_id).in_(ids),
+            (col(Block.blocked_id) == reader_id) & col(Block.blocker_id).in_(ids),
+        )
+    )
+    rows = session.exec(union_all(mutes, blocks)).all()  # type: ignore[call-overload]
+    return Standing(
+        muted=frozenset(one for kind, one, _ in rows if kind == "mute"),
+        blocks=tuple((one, two) for kind, one, two in rows if kind == "block"),
+    )
+
+
 def messages_for(
     session: Session,
     game_id: int,
@@ -108,7 +140,7 @@ def messages_for(
     *,
     since_ply: int = 0,
     others_only: bool = False,
-    muted: set[int] | None = None,
+    muted: Collection[int] | None = None,
     blocks: Sequence[tuple[int, int]] | None = None,
 ) -> list[ShownMessage]:
     """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on.
@@ -127,7 +159,7 @@ def messages_for(
     ).all()
     if not rows:
         return []
-    silenced = muted if muted is not None else muted_by(session, reader)
+    silenced = set(muted) if muted is not None else muted_by(session, reader)
     pairs = blocks if blocks is not None else blocks_with(session, reader.id)
     # A block stands between the two whoever made it.
     silenced = silenced | {p for pair in pairs for p in pair if p != reader.id}
