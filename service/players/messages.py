@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext
-from sqlalchemy import literal, union_all
+from sqlalchemy import bindparam, literal, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
@@ -111,26 +111,46 @@ class Standing:
     """(blocker, blocked) pairs."""
 
 
+_STANDING = union_all(
+    select(literal("mute"), col(Mute.muted_id), literal(0)).where(
+        col(Mute.muter_id) == bindparam("reader"),
+        col(Mute.muted_id).in_(bindparam("others", expanding=True)),
+    ),
+    select(literal("block"), col(Block.blocker_id), col(Block.blocked_id)).where(
+        or_(
+            (col(Block.blocker_id) == bindparam("reader"))
+            & col(Block.blocked_id).in_(bindparam("others", expanding=True)),
+            (col(Block.blocked_id) == bindparam("reader"))
+            & col(Block.blocker_id).in_(bindparam("others", expanding=True)),
+        )
+    ),
+)
+"""The statement of ``standing_towards``, built once (building it cost more than running it)."""
+
+
 def standing_towards(session: Session, reader_id: int, others: Collection[int]) -> Standing:
     """The reader's mutes of ``others`` and the blocks between them either way, in one query
     (a private page's conversation: ``others`` are the game's other players)."""
     if not others:
         return Standing(frozenset(), ())
-    ids = list(others)
-    mutes = select(literal("mute"), col(Mute.muted_id), literal(0)).where(
-        col(Mute.muter_id) == reader_id, col(Mute.muted_id).in_(ids)
-    )
-    blocks = select(literal("block"), col(Block.blocker_id), col(Block.blocked_id)).where(
-        or_(
-            (col(Block.blocker_id) == reader_id) & col(Block.blocked_id).in_(ids),
-            (col(Block.blocked_id) == reader_id) & col(Block.blocker_id).in_(ids),
-        )
-    )
-    rows = session.exec(union_all(mutes, blocks)).all()  # type: ignore[call-overload]
+    params = {"reader": reader_id, "others": list(others)}
+    rows = session.execute(_STANDING, params).all()
     return Standing(
         muted=frozenset(one for kind, one, _ in rows if kind == "mute"),
         blocks=tuple((one, two) for kind, one, two in rows if kind == "block"),
     )
+
+
+_GAME_MESSAGES = (
+    select(GameMessage)
+    .where(
+        col(GameMessage.game_id) == bindparam("game_id"),
+        col(GameMessage.ply) >= bindparam("since_ply"),
+        col(GameMessage.hidden_at).is_(None),
+    )
+    .order_by(col(GameMessage.ply), col(GameMessage.id))
+)
+"""A game's messages from a ply on, that no operator hid: built once, like ``_STANDING``."""
 
 
 def messages_for(
@@ -149,13 +169,7 @@ def messages_for(
     if reader.messages_off:
         return []
     rows: Sequence[GameMessage] = session.exec(
-        select(GameMessage)
-        .where(
-            col(GameMessage.game_id) == game_id,
-            col(GameMessage.ply) >= since_ply,
-            col(GameMessage.hidden_at).is_(None),
-        )
-        .order_by(col(GameMessage.ply), col(GameMessage.id))
+        _GAME_MESSAGES, params={"game_id": game_id, "since_ply": since_ply}
     ).all()
     if not rows:
         return []
