@@ -136,6 +136,8 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
         )
         mine = own_challenges(session, player) if player is not None else []
     more = len(listed) == LOBBY_PAGE_SIZE
+    titles = [(name, ruleset_title(name)) for name in LOBBY_RULESETS]
+    offered = request.form.get("ruleset")
     return (
         render_template(
             "lobby/lobby.html",
@@ -150,7 +152,8 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             ruleset=ruleset,
             days=days,
             next_before=listed[-1].id if more else None,
-            rulesets=[(name, ruleset_title(name)) for name in LOBBY_RULESETS],
+            filter_rulesets=[(name, title, name == ruleset) for name, title in titles],
+            rulesets=[(name, title, bool(errors) and name == offered) for name, title in titles],
             ruleset_title=ruleset_title,
             max_days=MAX_DAYS_PER_MOVE,
             default_days=DEFAULT_DAYS_PER_MOVE,
