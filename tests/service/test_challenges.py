@@ -360,3 +360,47 @@ def test_a_suspended_player_cannot_post_accept_or_ask_for_an_opponent(app: Flask
     with app.app_context(), session_scope() as session:
         assert [c.poster_id for c in session.exec(select(Challenge))] == [bob]
     assert _games(app) == 0
+
+
+def _post_and_suspend_at_once(app: Flask, poster: int) -> list[str]:
+    """One post and one suspension of ``poster`` started together: what each came to."""
+    from service.players.moderation import suspend
+
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def post() -> None:
+        start.wait()
+        try:
+            _post(app, poster)
+            outcomes.append("posted")
+        except ChallengeError as error:
+            outcomes.append(str(error.status))
+
+    def suspend_now() -> None:
+        start.wait()
+        with app.app_context(), session_scope() as session:
+            outcomes.append("suspended" if suspend(session, poster, clock.now()) else "not")
+
+    threads = [threading.Thread(target=post), threading.Thread(target=suspend_now)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(outcomes)
+
+
+def test_a_challenge_posted_while_its_poster_is_suspended_is_refused_or_withdrawn(
+    app: Flask,
+) -> None:
+    """Posting and suspending at the same moment, in either order: never an open challenge of a
+    suspended player afterwards."""
+    for round_ in range(4):
+        (poster,) = _players(app, f"Racer{round_}")
+        outcomes = _post_and_suspend_at_once(app, poster)
+        assert outcomes in (["403", "suspended"], ["posted", "suspended"]), outcomes
+        with app.app_context(), session_scope() as session:
+            statuses = session.exec(
+                select(Challenge.status).where(col(Challenge.poster_id) == poster)
+            ).all()
+        assert all(status != ChallengeStatus.OPEN for status in statuses), statuses
