@@ -166,4 +166,8 @@ def test_a_suspended_player_is_told_so_in_their_language_and_nothing_changes(
     with app.app_context(), session_scope() as session:
         assert session.exec(select(Challenge.id)).all() == [bobs]
         assert session.exec(select(Game)).all() == []
-    assert "Bob" in alice.get("/lobby").get_data(as_text=True)  # the lobby still reads
+    # The lobby still reads, saying why it offers her nothing to press.
+    assert alice.post("/language", data={"language": "en"}).status_code == 303
+    lobby = alice.get("/lobby").get_data(as_text=True)
+    assert "Bob offers" in lobby and "Your account is suspended" in lobby
+    assert "/accept" not in lobby and "Post the challenge" not in lobby
