@@ -52,7 +52,9 @@ def _pair(session: Session, request: Challenge, player: Player) -> None:
     now = clock.now()
     candidates = session.exec(
         select(Challenge)
+        .join(Player, col(Player.id) == Challenge.poster_id)
         .where(
+            col(Player.suspended_at).is_(None),
             col(Challenge.kind) == ChallengeKind.AUTOMATCH.value,
             col(Challenge.status) == ChallengeStatus.OPEN.value,
             col(Challenge.expires_at) > now,
@@ -63,7 +65,7 @@ def _pair(session: Session, request: Challenge, player: Player) -> None:
         )
         .order_by(col(Challenge.id))
         .limit(CANDIDATES)
-        .with_for_update(skip_locked=True)
+        .with_for_update(skip_locked=True, of=Challenge)
     ).all()
     for candidate in candidates:
         if may_meet(session, candidate, player.id) is not None:
@@ -126,7 +128,7 @@ def _pair_waiting(session: Session, moment: datetime) -> list[int]:
             .execution_options(populate_existing=True)
         ).first()
         player = session.get(Player, request.poster_id) if request is not None else None
-        if request is None or player is None:
+        if request is None or player is None or player.suspended_at is not None:
             continue
         _pair(session, request, player)
         if request.game_id is not None:

@@ -35,11 +35,13 @@ from service.lobby.challenges import (
     own_challenges,
     parse_terms,
     post_challenge,
+    suspended_error,
     withdraw_challenge,
 )
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError
 from service.models import Player
 from service.players.challenge_models import ChallengeKind, ChallengeStatus
+from service.players.moderation import is_suspended
 from service.refusal import Refusal
 from service.signin import signed_in_player
 
@@ -135,6 +137,8 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             session, ruleset=ruleset, days_per_move=days, before_id=before, viewer_id=reader_id
         )
         mine = own_challenges(session, player) if player is not None else []
+        # A suspended player reads the lobby, told why it offers them nothing to press.
+        suspended = str(suspended_error()) if player is not None and is_suspended(player) else None
     more = len(listed) == LOBBY_PAGE_SIZE
     titles = [(name, ruleset_title(name)) for name in LOBBY_RULESETS]
     offered = request.form.get("ruleset")
@@ -144,6 +148,7 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             challenges=_lines(listed, reader_id),
             mine=mine,
             signed_in=player is not None,
+            suspended=suspended,
             errors=errors,
             values=request.form if errors else {},
             claims_choices=_claims_choices(

@@ -4,7 +4,8 @@ whoever accepts one first gets the game, dealt at once (``lifecycle.create_agree
 Rules every way of meeting shares (the lobby here, automatch in ``service.lobby.automatch``):
 a challenge lasts ``CHALLENGE_DAYS`` unless taken or withdrawn; a player has at most
 ``MAX_OPEN_CHALLENGES`` open; two players never meet when either blocks the other
-(``service.players.blocks``) or when they already play a game of that variant. Taking a
+(``service.players.blocks``) or when they already play a game of that variant; a player the
+operator suspended (``service.players.moderation``) neither posts, accepts nor is offered. Taking a
 challenge is one conditional UPDATE (open and unexpired to taken), so of two people accepting
 at once exactly one gets the game, on SQLite and PostgreSQL alike.
 
@@ -89,6 +90,17 @@ class ListedChallenge:
     expires_at: datetime
 
 
+def suspended_error() -> ChallengeError:
+    """The refusal a suspended player gets for posting, accepting or asking for an opponent."""
+    return ChallengeError(
+        lazy_gettext(
+            "Your account is suspended by the operator: you cannot post or accept challenges, "
+            "nor ask for an opponent. Your running games go on. Nothing was changed."
+        ),
+        403,
+    )
+
+
 def parse_terms(form: Mapping[str, str]) -> ChallengeTerms:
     """Validate a posted challenge (in a request: the errors are in the reader's words).
     Raises FormError naming every bad field."""
@@ -139,12 +151,17 @@ def _open_now(now: datetime) -> sa.ColumnElement[bool]:
 def post_challenge(
     session: Session, poster: Player, terms: ChallengeTerms, kind: ChallengeKind
 ) -> Challenge:
-    """Store an open challenge (or standing request) of ``poster``. Raises ChallengeError (429)
-    when they have ``MAX_OPEN_CHALLENGES`` open already; two posts at once are counted one after
-    the other (the poster's row is locked)."""
+    """Store an open challenge (or standing request) of ``poster``. Raises ChallengeError: 403
+    when they are suspended, 429 when they have ``MAX_OPEN_CHALLENGES`` open already. Two posts
+    at once are counted one after the other, and a suspension at the same moment either comes
+    first or withdraws it: the poster's row is locked, and read as it is then."""
     assert poster.id is not None
     now = clock.now()
-    session.exec(select(Player.id).where(Player.id == poster.id).with_for_update()).one()
+    suspended_at = session.exec(
+        select(Player.suspended_at).where(Player.id == poster.id).with_for_update()
+    ).one()
+    if suspended_at is not None:
+        raise suspended_error()
     open_count = session.exec(
         select(func.count())
         .select_from(Challenge)
@@ -203,8 +220,12 @@ def have_played(session: Session, one_id: int, other_id: int) -> bool:
 
 
 def may_meet(session: Session, challenge: Challenge, taker_id: int) -> ChallengeError | None:
-    """Why ``taker_id`` may not take ``challenge``, or None: a block either way (403), a game of
-    that variant they play already (409), a challenge for past opponents only (403)."""
+    """Why ``taker_id`` may not take ``challenge``, or None: its poster suspended (409, as if
+    withdrawn), a block either way (403), a game of that variant they play already (409), a
+    challenge for past opponents only (403)."""
+    poster = session.get(Player, challenge.poster_id)
+    if poster is None or poster.suspended_at is not None:
+        return _gone()
     if blocked_between(session, challenge.poster_id, taker_id):
         return ChallengeError(lazy_gettext("This challenge is not open to you."), 403)
     if playing_variant(session, challenge.poster_id, taker_id, challenge.ruleset):
@@ -257,8 +278,10 @@ def take(session: Session, challenge: Challenge, taker: Player) -> Game | None:
 
 def accept_challenge(session: Session, challenge_id: int, taker: Player) -> Game:
     """``taker`` accepts an open challenge of the lobby: the game is dealt at once. Raises
-    ChallengeError: no such challenge (404), their own (409), not open to them (403), already
-    taken, withdrawn or expired (409)."""
+    ChallengeError: the taker suspended (403), no such challenge (404), their own (409), not
+    open to them (403), already taken, withdrawn or expired (409)."""
+    if taker.suspended_at is not None:
+        raise suspended_error()
     challenge = _challenge_row(session, challenge_id)
     if challenge is None or challenge.kind != ChallengeKind.OPEN:
         raise ChallengeError(lazy_gettext("There is no such challenge."), 404)
@@ -319,8 +342,9 @@ def open_challenges(
     limit: int = LOBBY_PAGE_SIZE,
 ) -> list[ListedChallenge]:
     """One page of the lobby: open challenges newest first (ids below ``before_id``), by
-    variant and days per move when given; for a signed-in ``viewer_id``, none of a player who
-    blocks them or whom they block. One indexed query (``ix_challenges_lobby``)."""
+    variant and days per move when given; none of a suspended player; for a signed-in
+    ``viewer_id``, none of a player who blocks them or whom they block. One indexed query
+    (``ix_challenges_lobby``)."""
     query = (
         sa.select(
             col(Challenge.id),
@@ -334,7 +358,11 @@ def open_challenges(
             col(Challenge.expires_at),
         )
         .join(Player, col(Player.id) == Challenge.poster_id)
-        .where(col(Challenge.kind) == ChallengeKind.OPEN.value, _open_now(clock.now()))
+        .where(
+            col(Challenge.kind) == ChallengeKind.OPEN.value,
+            _open_now(clock.now()),
+            col(Player.suspended_at).is_(None),
+        )
     )
     if ruleset is not None:
         query = query.where(col(Challenge.ruleset) == ruleset)

@@ -3,7 +3,9 @@ results per variant, how fast they move and how often they ran out of time.
 
 Whatever the number of games, the page reads a fixed number of queries: the games with the
 player's seats, the other seats' names of the games listed, and the move times of the games
-timed. Other visitors see public games only; the player themselves sees their unlisted ones too.
+timed. Visitors see public games, and the unlisted ones they played in themselves (two who met in
+the lobby, whose games are unlisted, find their game on each other's page); the player sees all
+of theirs.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ def _outcome(row: _Row) -> str | None:
     return Outcome.WON if row.winner == row.letter else Outcome.LOST
 
 
-def _rows(session: Session, player: Player, *, with_unlisted: bool) -> list[_Row]:
+def _rows(session: Session, player: Player, *, visitor_id: int | None) -> list[_Row]:
     columns = (Game.id, Game.public_id, Game.ruleset, Game.status, Game.visibility, Seat.letter)
     query = (
         # Two fields of the result, read by the database: decoding every game's JSON costs.
@@ -127,8 +129,14 @@ def _rows(session: Session, player: Player, *, with_unlisted: bool) -> list[_Row
         )
         .order_by(col(Game.id).desc())
     )
-    if not with_unlisted:
-        query = query.where(col(Game.visibility) == Visibility.PUBLIC)
+    if visitor_id != player.id:
+        visitors_seat = sa.select(col(Seat.id)).where(
+            col(Seat.game_id) == col(Game.id), col(Seat.player_id) == visitor_id
+        )
+        seen = col(Game.visibility) == Visibility.PUBLIC
+        if visitor_id is not None:
+            seen = sa.or_(seen, sa.exists(visitors_seat.correlate(Game)))
+        query = query.where(seen)
     rows = []
     for (
         game_id,
@@ -229,7 +237,7 @@ def player_page(
     """The page of ``player`` as ``visitor`` (signed in, or None) sees it."""
     assert player.id is not None
     is_self = visitor is not None and visitor.id == player.id
-    rows = _rows(session, player, with_unlisted=is_self)
+    rows = _rows(session, player, visitor_id=None if visitor is None else visitor.id)
     playing = [r for r in rows if r.status == GameStatus.ACTIVE][:LISTED_PLAYING]
     finished_all = [r for r in rows if r.status == GameStatus.FINISHED]
     finished = finished_all[:LISTED_FINISHED]

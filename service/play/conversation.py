@@ -61,11 +61,20 @@ class Conversation:
     """Whether the reader muted every other player of the game."""
     blocking: bool
     """Whether the reader blocks every other player of the game."""
+    named_seats: frozenset[str] = frozenset()
+    """The seats whose players chose a public name: beside their messages it links to their
+    page (``/players/<name>``), so a name typed inside a message is never taken for theirs."""
 
     @property
     def version(self) -> tuple[object, ...]:
         """What changes the page when it changes (its ETag)."""
-        return (tuple(m.id for m in self.messages), self.messages_off, self.muted, self.blocking)
+        return (
+            tuple(m.id for m in self.messages),
+            self.messages_off,
+            self.muted,
+            self.blocking,
+            tuple(sorted(self.named_seats)),
+        )
 
 
 def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversation:
@@ -87,6 +96,11 @@ def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversatio
         messages_off=reader.messages_off,
         muted=bool(others) and others <= muted,
         blocking=bool(others) and others <= blocked,
+        named_seats=frozenset(
+            letter
+            for letter, (_, player) in seats.items()
+            if player.name_key is not None and player.closed_at is None
+        ),
     )
 
 

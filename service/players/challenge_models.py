@@ -1,6 +1,6 @@
 """The table of open challenges and standing requests (posted and taken in
-``service.lobby.challenges``). In the foundation, so that closing an account can withdraw a
-player's (``withdraw_all``).
+``service.lobby.challenges``). In the foundation, so that closing an account (``withdraw_all``)
+and suspending a player (``withdraw_open``) can withdraw theirs.
 
 Imported by ``service/migrations/env.py`` so that Alembic and the schema test see them.
 """
@@ -75,14 +75,24 @@ class Challenge(SQLModel, table=True):
     )
 
 
-def withdraw_all(session: Session, player_id: int) -> int:
-    """A closing account's challenges: the open ones withdrawn, none renewed again, every
-    message erased; the number withdrawn."""
+def withdraw_open(session: Session, player_id: int) -> int:
+    """A player's open challenges and standing requests withdrawn, and none of theirs renewed
+    again (a suspension, or a closing account); the number withdrawn."""
     withdrawn = 0
     for row in session.exec(select(Challenge).where(col(Challenge.poster_id) == player_id)):
         if row.status == ChallengeStatus.OPEN:
             row.status = ChallengeStatus.WITHDRAWN
             withdrawn += 1
-        row.message, row.keep_going, row.renew_at = None, False, None
+        row.keep_going, row.renew_at = False, None
+        session.add(row)
+    return withdrawn
+
+
+def withdraw_all(session: Session, player_id: int) -> int:
+    """A closing account's challenges: withdrawn as by ``withdraw_open``, and every message
+    erased; the number withdrawn."""
+    withdrawn = withdraw_open(session, player_id)
+    for row in session.exec(select(Challenge).where(col(Challenge.poster_id) == player_id)):
+        row.message = None
         session.add(row)
     return withdrawn

@@ -1,7 +1,7 @@
 """What an operator does about reported messages, from the command line (``flask moderation``):
 list the reports, hide a message (nobody sees it any more), suspend a player (they send no
-message and post no challenge; their running games go on, and their open challenges are the
-lobby's to drop, asking ``is_suspended``).
+message, and post, accept or ask for no challenge; their open challenges and standing requests
+are withdrawn with the suspension; their running games go on).
 
 Operator's commands: their output is for the operator, in English, and names players by id and
 address (the operator's own records), never shown to another player.
@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 
 from service.db import session_scope
 from service.models import Player, utcnow
+from service.players.challenge_models import withdraw_open
 from service.players.models import GameMessage, MessageReport
 
 moderation_cli = AppGroup("moderation", help="Reported messages and suspended players.")
@@ -42,11 +43,21 @@ def hide_message(session: Session, message_id: int, now: datetime) -> bool:
 
 
 def suspend(session: Session, player_id: int, now: datetime) -> bool:
-    """Suspend a player; False when there is no such player or they are suspended already."""
-    player = session.get(Player, player_id)
+    """Suspend a player and withdraw their open challenges and standing requests, in the
+    caller's transaction; False when there is no such player or they are suspended already.
+    Their row is locked first: a challenge they post at the same moment is either refused
+    (``service.lobby.challenges.post_challenge`` reads the locked row) or withdrawn here."""
+    player = session.exec(
+        select(Player)
+        .where(col(Player.id) == player_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).first()
     if player is None or player.suspended_at is not None:
         return False
     player.suspended_at = now
+    session.add(player)
+    withdraw_open(session, player_id)
     return True
 
 
@@ -105,7 +116,8 @@ def dismiss_command(report_id: int) -> None:
 @moderation_cli.command("suspend")
 @click.argument("player_id", type=int)
 def suspend_command(player_id: int) -> None:
-    """Suspend PLAYER_ID: no more messages or challenges from them; their games go on."""
+    """Suspend PLAYER_ID: no more messages or challenges from them (their open ones are
+    withdrawn); their games go on."""
     with session_scope() as session:
         done = suspend(session, player_id, utcnow())
     click.echo(f"Player {player_id} suspended." if done else f"No active player {player_id}.")

@@ -138,3 +138,36 @@ def test_the_lobby_hides_blocked_players_and_offers_no_button_on_ones_own(app: F
         bobs = session.exec(select(Challenge.id).where(Challenge.poster_id == ids["Bob"])).one()
     # Bob's challenge has its button; her own has none.
     assert re.findall(r"challenges/[0-9]+/accept", seen_by_alice) == [f"challenges/{bobs}/accept"]
+
+
+def test_a_suspended_player_is_told_so_in_their_language_and_nothing_changes(
+    app: Flask,
+) -> None:
+    from service.models import Player
+
+    alice = _signed_in(app, "alice@example.org", "Alice")
+    bob = _signed_in(app, "bob@example.org", "Bob")
+    assert bob.post("/lobby/challenges", data=FORM).status_code == 303
+    with app.app_context(), session_scope() as session:
+        alice_id = session.exec(select(Player.id).where(Player.display_name == "Alice")).one()
+        (bobs,) = session.exec(select(Challenge.id)).all()
+    said = app.test_cli_runner().invoke(args=["moderation", "suspend", str(alice_id)])
+    assert "suspended" in said.output
+    for language, words in (("en", "Your account is suspended"), ("ja", "利用停止")):
+        assert alice.post("/language", data={"language": language}).status_code == 303
+        for path, data in (
+            ("/lobby/challenges", FORM),
+            ("/lobby/automatch", FORM),
+            (f"/lobby/challenges/{bobs}/accept", {}),
+        ):
+            answer = alice.post(path, data=data)
+            assert answer.status_code == 403, path
+            assert words in answer.get_data(as_text=True), (language, path)
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Challenge.id)).all() == [bobs]
+        assert session.exec(select(Game)).all() == []
+    # The lobby still reads, saying why it offers her nothing to press.
+    assert alice.post("/language", data={"language": "en"}).status_code == 303
+    lobby = alice.get("/lobby").get_data(as_text=True)
+    assert "Bob offers" in lobby and "Your account is suspended" in lobby
+    assert "/accept" not in lobby and "Post the challenge" not in lobby

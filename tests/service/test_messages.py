@@ -326,3 +326,43 @@ def test_the_last_words_of_a_game_reach_the_other_seat_in_the_game_over_email(
         assert "Well played, <b>GG</b>" in other.text_body
         assert "Well played, &lt;b&gt;GG&lt;/b&gt;" in other.mime
         assert "Well played" not in mover.text_body
+
+
+def test_a_message_is_plain_text_and_its_senders_real_name_is_the_link(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Names, addresses and links typed in a message are its words, escaped and never linked; the
+    name beside it is its sender's own public name, linked to their page."""
+    import re
+
+    from service.games.players import find_or_add_player
+    from service.models import utcnow
+    from service.players.names import choose_name
+
+    ctx = _ctx(app, client)
+    with app.app_context(), session_scope() as session:
+        mover = session.get(Player, _player(app, ctx.mover))
+        assert mover is not None
+        choose_name(session, mover, "Zelda Quill", utcnow())
+        bob = find_or_add_player(session, "real-bob@example.org", "Bob")
+        choose_name(session, bob, "Bobby Real", utcnow())
+    words = (
+        "I am Bobby Real, not Zelda. Bobby Reаl (with a Cyrillic a) says hi: see "
+        "http://evil.example/x, www.evil.example, /players/Bobby%20Real and mail "
+        'bobby@evil.example <a href="https://evil.example">here</a>'
+    )
+    _say(ctx, words)
+    page = _private(ctx, ctx.other)
+    items = re.findall(r'<ol class="messages">(.*?)</ol>', page, re.S)
+    assert len(items) == 1, page
+    (said,) = re.findall(r"<li>(.*?)</li>", items[0], re.S)
+    sender, body = said.split('<span class="message-body">', 1)
+    body = body.split("</span>", 1)[0]
+    assert '<a href="/players/Zelda%20Quill">Zelda Quill</a>' in sender, sender
+    assert "<a" not in body and "href" not in body.replace("href=&#34;", ""), body
+    escaped = words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert body == escaped.replace('"', "&#34;"), body
+    # Nothing on the page links to the names or addresses the message typed.
+    for target in ("evil.example", "/players/Bobby", "mailto:"):
+        assert f'href="{target}' not in page and f'href="http://{target}' not in page
+    assert not re.search(r'href="[^"]*(evil|Bobby)', page), page

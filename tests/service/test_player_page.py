@@ -1,6 +1,6 @@
 """A player page ``/players/<name>`` (issue 24): the games others may see (unlisted ones only to
-the player), results per variant, the median time per turn, time-outs; a signed-in visitor
-blocks or unblocks from it; its reads do not grow with the number of games."""
+the players of the game), results per variant, the median time per turn, time-outs; a signed-in
+visitor blocks or unblocks from it; its reads do not grow with the number of games."""
 
 from __future__ import annotations
 
@@ -55,7 +55,25 @@ def test_others_see_public_games_only(app: Flask, client: FlaskClient) -> None:
     # Alice herself sees both, the unlisted one said to be hers only.
     sign_in_as(app, client, "alice@example.org")
     body = client.get("/players/Alice").get_data(as_text=True)
-    assert str(hidden["public_id"]) in body and "only you see it here" in body
+    assert str(hidden["public_id"]) in body and "only its players see it here" in body
+
+
+def test_a_player_sees_the_unlisted_games_they_played_on_the_others_page(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Two who met in the lobby (its games are unlisted) each find their game on the other's
+    page; a third player does not."""
+    hidden = _public_game(app, client, visibility="unlisted")
+    bob = app.test_client()
+    sign_in_as(app, bob, "bob@example.org", "Bob")
+    body = bob.get("/players/Alice").get_data(as_text=True)
+    assert str(hidden["public_id"]) in body and "only its players see it here" in body
+    carol = app.test_client()
+    sign_in_as(app, carol, "carol@example.org", "Carol")
+    assert str(hidden["public_id"]) not in carol.get("/players/Alice").get_data(as_text=True)
+    assert str(hidden["public_id"]) not in app.test_client().get("/players/Bob").get_data(
+        as_text=True
+    )
 
 
 def test_results_median_turn_and_time_outs(app: Flask, client: FlaskClient) -> None:
