@@ -5,4 +5,4 @@ from flask import Blueprint
 
 bp = Blueprint("play", __name__)
 
-from service.play import conversation, routes  # noqa: E402,F401  (registers the views on bp)
+from service.play import conversation, move_links, routes  # noqa: E402,F401  (registers the views on bp)

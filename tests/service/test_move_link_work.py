@@ -19,7 +19,7 @@ from service.games import state as game_state
 from service.games.snapshots import snapshot_at_or_before
 from service.history import routes as history_routes
 from service.mail import routes as mail_routes
-from service.play import routes
+from service.play import move_links, routes
 from tests.service.play_driver import create_and_accept
 from tests.service.test_play_moves import first_play_index, link_for, log_of, to_move
 
@@ -115,7 +115,7 @@ def no_write_scope(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a page that only reads opened a write transaction")
         yield  # pragma: no cover
 
-    for module in (routes, history_routes, mail_routes):
+    for module in (routes, move_links, history_routes, mail_routes):
         monkeypatch.setattr(module, "session_scope", refused)
 
 
