@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select
 
 from service import clock
 from service.db import session_scope
-from service.games.loaded import load_game
 from service.games.preferences import turn_preferences
+from service.games.seats import seats_of_games
 from service.links import external_url
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
@@ -25,7 +25,7 @@ from service.outbox.models import OutboxMessage
 from service.present.game_lists import PlayerGame, player_games
 from service.present.recipients import queue_to
 from service.present.said import SaidMessage, said_since_last_turn
-from service.present.seat_names import seat_names
+from service.present.seat_names import names_of
 
 DIGEST_TASK = "worker.send_digests"
 """The Celery name of ``worker.tasks.send_digests``."""
@@ -45,11 +45,19 @@ class DigestEmail:
 def _said_in(
     session: Session, player: Player, games: Sequence[PlayerGame]
 ) -> tuple[tuple[SaidMessage, ...], ...]:
+    """What was said in each of ``games``: their ids and seats read once for all of them."""
+    public_ids = [listed.public_id for listed in games]
+    ids = dict(
+        session.exec(
+            select(Game.public_id, Game.id).where(col(Game.public_id).in_(public_ids))
+        ).all()
+    )
+    seats = seats_of_games(session, [game_id for game_id in ids.values() if game_id is not None])
     said = []
     for listed in games:
-        game_id = session.exec(select(Game.id).where(Game.public_id == listed.public_id)).one()
+        game_id = ids[listed.public_id]
         assert game_id is not None
-        names = seat_names(load_game(session, game_id))
+        names = names_of(seats[game_id])
         said.append(said_since_last_turn(session, game_id, listed.seat, player, names))
     return tuple(said)
 
