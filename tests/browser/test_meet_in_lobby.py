@@ -29,7 +29,7 @@ from service.games.players import find_or_add_player
 from service.games.rows import get_game
 from tests.browser.conftest import LiveServer, Shots
 from tests.browser.test_play_in_browser import new_seat, open_email, status_line
-from tests.browser.test_three_players_in_browser import DECIDE_LATER_CHANCE, state_of
+from tests.browser.test_three_players_in_browser import press_a_button, state_of
 from tests.service.replies import turn_text
 
 MARISOL = ("Marisol Vantongeren", "marisol@lobby-meet.example.org")
@@ -62,40 +62,6 @@ def sign_in_and_choose_a_name(page: Page, server: LiveServer, name: str, address
     page.get_by_role("button", name="Save my name").click()
     page.wait_for_url(re.compile(r"/players/[^/]+$"))
     expect(page.locator("h1")).to_have_text(name)
-
-
-def press_a_button(page: Page, rng: random.Random, message: str | None) -> None:
-    """Press one of the page's move buttons as ``test_three_players_in_browser`` does (a claim
-    first when there is one, else any button of any form; a draw in its "Then" list; distinct
-    cards to put back), typing ``message`` in that form's message field first."""
-    claims = page.locator("form.moves button[name=move][value^=claim]")
-    if claims.count():
-        button = claims.first
-        form = button.locator("xpath=ancestor::form[1]")
-    else:
-        forms = page.locator("form.moves").filter(has=page.locator("button[name=move]"))
-        assert forms.count(), "the seat to move has no move button"
-        form = forms.nth(rng.randrange(forms.count()))
-        buttons = form.locator("button[name=move]")
-        button = buttons.nth(rng.randrange(buttons.count()))
-    then = form.locator("select[name=then]")
-    if then.count():
-        options: list[str] = then.locator("option").evaluate_all("os => os.map(o => o.value)")
-        draws = [o for o in options if o]
-        later = "" in options and rng.random() < DECIDE_LATER_CHANCE
-        then.select_option("" if later or not draws else rng.choice(draws))
-    putbacks = form.locator("fieldset.putback")
-    if button.get_attribute("value") == "return" and putbacks.count():
-        codes: list[str] = putbacks.first.locator("input[type=radio]").evaluate_all(
-            "rs => rs.map(r => r.value)"
-        )
-        for i, code in enumerate(rng.sample(codes, putbacks.count())):
-            putbacks.nth(i).locator(f"input[value='{code}']").check()
-    if message is not None:
-        form.locator("details.message-field > summary").click()
-        form.locator("textarea[name=message]").fill(message)
-    with page.expect_navigation():
-        button.click()
 
 
 def reply_by_email(page: Page, server: LiveServer, address: str, words: str, turn: str) -> None:

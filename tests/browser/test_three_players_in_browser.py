@@ -126,11 +126,12 @@ def check_page(page: Page, seat: str, server: LiveServer, game_id: int) -> engin
     return state
 
 
-def press_a_button(page: Page, rng: random.Random) -> str:
+def press_a_button(page: Page, rng: random.Random, message: str | None = None) -> str:
     """Press one of the page's move buttons, filling its form the way a person might: a claim
     when there is one; else one of the forms (playing a card, a tactics card, passing, drawing,
     ...), then one of its buttons; a draw (now and then "decide after playing") in the form's
-    "Then" list; distinct cards to put back after a Scout. The move pressed."""
+    "Then" list; distinct cards to put back after a Scout; ``message`` typed in the form's
+    message field. The move pressed."""
     forms = page.locator("form.moves").filter(has=page.locator("button[name=move]"))
     assert forms.count(), "the seat to move has no move button"
     claims = page.locator("form.moves button[name=move][value^=claim]")
@@ -155,6 +156,9 @@ def press_a_button(page: Page, rng: random.Random) -> str:
         )
         for i, code in enumerate(rng.sample(codes, putbacks.count())):
             putbacks.nth(i).locator(f"input[value='{code}']").check()
+    if message is not None:
+        form.locator("details.message-field > summary").click()
+        form.locator("textarea[name=message]").fill(message)
     with page.expect_navigation():
         button.click()
     return move
