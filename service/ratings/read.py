@@ -3,6 +3,7 @@ leaderboard, what a game did (docs/ratings.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,7 +14,6 @@ from service.models import Player
 from service.ratings.glicko import PROVISIONAL_DEVIATION, Standing, deviation_at, rounded
 from service.ratings.models import Rating, RatingChange
 from service.ratings.pools import POOL_WORDS, Pool
-from service.ratings.record import Verdict
 
 LEADERBOARD_SIZE = 100
 """The top of a leaderboard."""
@@ -57,13 +57,6 @@ def shown(row: Rating, now: datetime) -> RatingShown:
     )
 
 
-def player_ratings(session: Session, player_id: int, now: datetime) -> list[RatingShown]:
-    """A player's ratings, in the pools' order."""
-    rows = session.exec(select(Rating).where(Rating.player_id == player_id)).all()
-    order = list(Pool)
-    return sorted((shown(r, now) for r in rows), key=lambda s: order.index(s.pool))
-
-
 @dataclass(frozen=True, slots=True)
 class ComputerRating:
     level: str
@@ -89,18 +82,8 @@ class HistoryPoint:
     rating: int
 
 
-def rating_history(session: Session, player_id: int, pool: Pool) -> list[HistoryPoint]:
-    """The player's rating in ``pool`` after each counted game, oldest first (the first point
-    is the rating before their first game)."""
-    changes = session.exec(
-        select(RatingChange)
-        .where(
-            RatingChange.player_id == player_id,
-            RatingChange.pool == pool,
-            RatingChange.verdict == Verdict.COUNTED,
-        )
-        .order_by(col(RatingChange.created_at), col(RatingChange.id))
-    ).all()
+def history_of(changes: Sequence[RatingChange]) -> list[HistoryPoint]:
+    """The history made by these counted changes, oldest first."""
     if not changes:
         return []
     first = changes[0]
@@ -163,3 +146,32 @@ def game_changes(session: Session, game_id: int) -> dict[int, RatingChange]:
     rated)."""
     rows = session.exec(select(RatingChange).where(RatingChange.game_id == game_id)).all()
     return {row.player_id: row for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLine:
+    """What a game-over email says of the reader's rating."""
+
+    pool_words: str
+    """In the reader's language (made while their email is)."""
+    verdict: str
+    """``Verdict``: counted, too short or annulled."""
+    before: int
+    after_text: str
+    """The new rating, with a ``?`` while provisional."""
+    change_text: str
+    """Signed: ``+12``, ``-8``, ``0``."""
+
+
+def rating_line(change: RatingChange) -> RatingLine:
+    """``change`` as the reader's game-over email says it."""
+    after = rounded(change.after)
+    provisional = change.deviation_after >= PROVISIONAL_DEVIATION
+    difference = after - rounded(change.before)
+    return RatingLine(
+        pool_words=str(POOL_WORDS[Pool(change.pool)]),
+        verdict=change.verdict,
+        before=rounded(change.before),
+        after_text=f"{after}?" if provisional else str(after),
+        change_text=f"{difference:+d}" if difference else "0",
+    )

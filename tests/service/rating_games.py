@@ -14,6 +14,7 @@ from service.games.state import apply_moves, load_state
 from service.lobby.forms import NewGame
 from service.lobby.lifecycle import create_agreed_game
 from service.models import Player, Visibility
+from service.players.names import name_key
 from service.ratings.models import Rating, RatingChange
 
 QUIET = {engine.Action.RESIGN, engine.Action.TIMEOUT, engine.Action.CLAIM}
@@ -24,6 +25,7 @@ def signed_in_player(app: Flask, email: str, name: str) -> int:
     with app.app_context(), session_scope() as session:
         player = find_or_add_player(session, email, name)
         player.name_confirmed = True
+        player.name_key = name_key(player.display_name)
         session.add(player)
         session.flush()
         assert player.id is not None

@@ -1,5 +1,6 @@
-"""Ratings: ``games.rated`` (chosen at creation), ``ratings`` (one per player and pool) and
-``rating_changes`` (one per finished rated game and player) (``service.ratings``).
+"""Ratings: ``games.rated`` and ``challenges.rated`` (chosen at creation), ``ratings`` (one per
+player and pool) and ``rating_changes`` (one per finished rated game and player)
+(``service.ratings``).
 
 Revision ID: 0029
 Revises: 0028
@@ -20,6 +21,10 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+    with op.batch_alter_table("challenges", schema=None) as batch_op:
         batch_op.add_column(
             sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False)
         )
@@ -72,5 +77,7 @@ def downgrade() -> None:
     op.drop_table("rating_changes")
     op.drop_index("ix_ratings_pool_rating", table_name="ratings")
     op.drop_table("ratings")
+    with op.batch_alter_table("challenges", schema=None) as batch_op:
+        batch_op.drop_column("rated")
     with op.batch_alter_table("games", schema=None) as batch_op:
         batch_op.drop_column("rated")
