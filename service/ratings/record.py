@@ -79,7 +79,9 @@ def rate_finished_game(
         return None
     ids = sorted({p.id for p in players if p.id is not None})
     # Two games of one player ending at once change their rating one after the other.
-    session.exec(select(Player.id).where(col(Player.id).in_(ids)).with_for_update()).all()
+    session.exec(
+        select(Player.id).where(col(Player.id).in_(ids)).order_by(col(Player.id)).with_for_update()
+    ).all()
     pool = POOL_OF_RULESET[game.ruleset]
     leaving = _leaving(session, game.id, game.ply, outcome)
     ratings = [_rating_row(session, p, pool, now) for p in players]
@@ -158,14 +160,20 @@ def _verdict(
 
 
 def _lost_on_time_since_last_move(session: Session, player_id: int) -> bool:
-    """Whether the player has a counted loss on time after their last move in any game."""
+    """Whether the player has a counted loss on time after their last move in any game. A
+    claim is no sign of them: the start of a turn makes the automatic ones in their absence
+    (and a turn they play has a card or a pass besides)."""
     last_move = session.exec(
         select(sa.func.max(MoveEntry.created_at))
         .join(
             Seat,
             (col(Seat.game_id) == col(MoveEntry.game_id)) & (col(Seat.letter) == MoveEntry.seat),
         )
-        .where(Seat.player_id == player_id, ~col(MoveEntry.notation).endswith("timeout"))
+        .where(
+            Seat.player_id == player_id,
+            ~col(MoveEntry.notation).endswith("timeout"),
+            ~col(MoveEntry.notation).contains(": claim "),
+        )
     ).one()
     query = select(RatingChange.id).where(
         RatingChange.player_id == player_id,
@@ -191,7 +199,10 @@ def _leaving(session: Session, game_id: int, ply: int, outcome: engine.Outcome) 
 def _rating_row(session: Session, player: Player, pool: Pool, now: datetime) -> Rating:
     assert player.id is not None
     found = session.exec(
-        select(Rating).where(Rating.player_id == player.id, Rating.pool == pool)
+        select(Rating)
+        .where(Rating.player_id == player.id, Rating.pool == pool)
+        # Read after the player's lock: what another game's end just committed.
+        .execution_options(populate_existing=True)
     ).first()
     if found is not None:
         return found

@@ -15,15 +15,24 @@ import engine
 from engine import ClaimTiming
 from service.db import session_scope
 from service.games.computer import computer_email
+from service.games.loaded import load_game
 from service.games.state import apply_moves
 from service.lobby.automatch import find_opponent
 from service.lobby.challenges import ChallengeTerms, accept_challenge, post_challenge
 from service.lobby.forms import FormError, parse_new_game
-from service.lobby.lifecycle import create_game
+from service.lobby.lifecycle import create_game, deal_when_all_accepted
 from service.models import Game, Player
 from service.players.challenge_models import ChallengeKind
 from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app, sign_in_as
-from tests.service.rating_games import QUIET, end_game, rating_of, signed_in_player, state_of
+from tests.service.rating_games import (
+    QUIET,
+    changes,
+    end_game,
+    play_turns,
+    rating_of,
+    signed_in_player,
+    state_of,
+)
 
 
 @pytest.fixture
@@ -133,3 +142,24 @@ def test_the_computer_is_rated_when_asked_and_shown_on_the_form(
     assert strong is not None and strong.rating > 1500
     page = client.get("/games/new").get_data(as_text=True)
     assert "strong: 1662? (Battle Line)" in page.replace("Strong", "strong")
+
+
+def test_the_next_game_of_a_rated_series_is_rated(app: Flask) -> None:
+    signed_in_player(app, "alice@example.org", "Alice")
+    signed_in_player(app, "bob@example.org", "Bob")
+    form = {**VALID_FORM, "series": "games", "series_games": "3", "rated": "rated"}
+    with app.app_context(), session_scope() as session:
+        game, seats = create_game(session, parse_new_game(form), creator_present=True)
+        assert game.id is not None
+        game_id, series_id = game.id, game.series_id
+        seats["B"].accepted = True
+        session.add(seats["B"])
+        deal_when_all_accepted(session, load_game(session, game_id))
+    play_turns(app, game_id, 4)
+    end_game(app, game_id, "B")
+    assert {c.verdict for c in changes(app, game_id)} == {"counted"}
+    with app.app_context(), session_scope() as session:
+        following = session.exec(
+            select(Game).where(Game.series_id == series_id, Game.id != game_id)
+        ).one()
+        assert following.rated

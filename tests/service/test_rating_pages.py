@@ -17,6 +17,7 @@ from service.players.names import name_key
 from service.ratings.models import Rating
 from tests.service.conftest import sign_in_as
 from tests.service.rating_games import end_game, play_turns, rated_game, signed_in_player
+from tests.service.test_own_data import SCHEMA, _check_types
 from tests.worker.outbox_rows import rows
 
 ANN, BEN = "ann@example.org", "ben@example.org"
@@ -123,3 +124,14 @@ def test_lobby_links_the_leaderboards(app: Flask, client: FlaskClient) -> None:
     page = client.get("/lobby").get_data(as_text=True)
     for pool in ("battleline", "no-tactics", "schotten-totten", "playing-cards", "three"):
         assert f'href="/ratings/{pool}"' in page
+
+
+def test_own_data_holds_the_ratings(app: Flask, client: FlaskClient) -> None:
+    game = _finished(app)
+    sign_in_as(app, client, ANN, "Ann")
+    data = client.get("/me/data.json").get_json()
+    _check_types(data, SCHEMA, "export")
+    [rating] = data["ratings"]
+    assert rating["pool"] == "battleline" and rating["games"] == 1
+    [change] = data["rating_changes"]
+    assert change["game_id"] == game and change["before"] == 1500

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from service.db import session_scope
-from service.models import Game, Player, Seat
+from service.models import Game, MoveEntry, Player, Seat
 from service.ratings.models import RatingChange
 from service.ratings.record import Verdict
 from tests.service.rating_games import (
@@ -115,6 +115,22 @@ def test_a_move_between_losses_on_time_makes_both_count(app: Flask) -> None:
     assert {r.verdict for r in changes(app, second)} == {Verdict.COUNTED}
     ann = rating_of(app, ANN)
     assert ann is not None and ann.games == 2
+
+
+def test_an_automatic_claim_is_no_move_of_the_player(app: Flask) -> None:
+    """A claim logged for Ann between her losses on time (the start of her turn claims by
+    itself in her absence) does not make the second count."""
+    first, second = rated_game(app, (ANN, BEN)), rated_game(app, (ANN, CAL))
+    play_turns(app, first, 4, then="A")
+    play_turns(app, second, 4, then="A")
+    assert _on_time(app, first) == "A"
+    with app.app_context(), session_scope() as session:
+        game = session.get(Game, second)
+        assert game is not None
+        # Beside the log, where no replay reads it: only its time and words matter here.
+        session.add(MoveEntry(game_id=second, ply=10_000, seat="A", notation="A: claim 1"))
+    assert _on_time(app, second) == "A"
+    assert {r.verdict for r in changes(app, second)} == {Verdict.ANNULLED}
 
 
 def test_the_winner_on_time_is_rated_normally(app: Flask) -> None:
