@@ -8,10 +8,12 @@ from datetime import timedelta
 
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlmodel import select
 
 from service import clock
 from service.db import session_scope
 from service.games.players import find_or_add_player
+from service.models import Player
 from service.outbox.kinds import MailKind
 from service.players.names import name_key
 from service.ratings.models import Rating
@@ -135,3 +137,23 @@ def test_own_data_holds_the_ratings(app: Flask, client: FlaskClient) -> None:
     assert rating["pool"] == "battleline" and rating["games"] == 1
     [change] = data["rating_changes"]
     assert change["game_id"] == game and change["before"] == 1500
+
+
+def test_ratings_in_japanese(app: Flask, client: FlaskClient) -> None:
+    game = _finished(app)
+    client.post("/language", data={"language": "ja", "next": "/players/Ann"})
+    page = client.get("/players/Ann").get_data(as_text=True)
+    assert "レーティング" in page and "1662?" in page and "暫定" in page
+    assert "Ratings" not in page and "Rating history" not in page
+    board = client.get("/ratings/battleline").get_data(as_text=True)
+    assert "ランキング" in board and "Leaderboard" not in board
+    with app.app_context(), session_scope() as session:
+        ann = session.exec(select(Player).where(Player.email == ANN)).one()
+        ann.language = "ja"
+        session.add(ann)
+    other = rated_game(app, (ANN, BEN))
+    play_turns(app, other, 4)
+    end_game(app, other, "B")
+    [mail] = [r for r in rows(app, game_id=other, kind=MailKind.GAME_OVER) if r.recipient == ANN]
+    assert "あなたのレーティング" in (mail.text_body or ""), mail.text_body
+    assert game != other
