@@ -29,6 +29,7 @@ from tests.service.rating_games import (
     changes,
     end_game,
     play_turns,
+    rated_game,
     rating_of,
     signed_in_player,
     state_of,
@@ -62,6 +63,16 @@ def test_the_form_page_offers_the_choice(client: FlaskClient) -> None:
     page = client.get("/games/new").get_data(as_text=True)
     assert 'name="rated" value="casual" checked' in page
     assert 'name="rated" value="rated"' in page
+
+
+def test_game_pages_say_rated_or_casual(app: Flask, client: FlaskClient) -> None:
+    for rated, words in ((True, "<dd>Rated</dd>"), (False, "<dd>Casual</dd>")):
+        game_id = rated_game(app, rated=rated)
+        with app.app_context(), session_scope() as session:
+            game = session.get(Game, game_id)
+            assert game is not None
+            public_id = game.public_id
+        assert words in client.get(f"/games/{public_id}").get_data(as_text=True)
 
 
 def test_rated_and_casual_requests_are_different_games(app: Flask) -> None:
