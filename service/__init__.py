@@ -76,6 +76,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.players.moderation import moderation_cli
     from service.present.board import board_html
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
+    from service.ratings import record as rating_record
 
     templating.init_app(app)
     i18n.init_app(app)
@@ -99,6 +100,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
     app.cli.add_command(moderation_cli)
+    # Before the turn listeners (``init_mail``): the game-over email tells the rating change.
+    rating_record.init_app(app)
     init_mail(app)
     # Last: it limits the views registered above.
     limits.init_app(app)

@@ -285,6 +285,9 @@ class Game(SQLModel, table=True):
     next_check_at: datetime | None = Field(default=None, sa_type=UTCDateTime, index=True)
     """When the deadline scan looks at this game next (a reminder, the late notice or the
     deadline may fall due then); None when nothing will."""
+    rated: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """Chosen at creation: the game's end changes its players' ratings (``service.ratings``);
+    else casual."""
     rematch_game_id: int | None = Field(default=None, foreign_key="games.id", unique=True)
     """The rematch of this finished game, set under this game's row lock by the first offer: a
     later offer (any seat's) joins it, so that a finished game has one rematch at most (unless

@@ -65,6 +65,7 @@ def new_game(
     series_id: int | None = None,
     computer_delay_s: int = 0,
     creation_key: str | None = None,
+    rated: bool = False,
 ) -> Game:
     """A new game row (not yet added), invited, under today's rules, with a fresh secret seed
     and its published commitment (R3) and the random address of its public page."""
@@ -83,6 +84,7 @@ def new_game(
         series_id=series_id,
         computer_delay_s=computer_delay_s,
         creation_key=creation_key,
+        rated=rated,
     )
 
 

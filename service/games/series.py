@@ -149,6 +149,7 @@ def continue_series(
         visibility=game.visibility,
         series_id=series.id,
         computer_delay_s=game.computer_delay_s,
+        rated=game.rated,
     )
     session.add(following)
     session.flush()

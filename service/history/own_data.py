@@ -1,5 +1,6 @@
 """Everything we hold about a player, for them to download as JSON from "my games": their
-profile, their defaults, their games, the blocks they made and the emails we sent them.
+profile, their defaults, their games, their ratings and what each game did to them, the blocks
+they made and the emails we sent them.
 
 Only their own: another player appears by the name everyone sees, never by address, and of a
 game only what the player may know (the public facts, the result and the moves they made
@@ -22,6 +23,7 @@ from service.models import Game, MoveEntry, Player, Seat
 from service.outbox.models import OutboxMessage
 from service.players.models import Block
 from service.present.seat_names import shown_name
+from service.ratings.models import Rating, RatingChange
 
 ADDRESS_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 """Something that reads as an email address, in an email's text."""
@@ -97,6 +99,42 @@ def _blocks(session: Session, player: Player) -> list[dict[str, Any]]:
     return [{"name": shown_name(blocked), "since": _when(row.created_at)} for row, blocked in rows]
 
 
+def _ratings(session: Session, player: Player) -> list[dict[str, Any]]:
+    rows = session.exec(
+        select(Rating).where(Rating.player_id == player.id).order_by(col(Rating.pool))
+    ).all()
+    return [
+        {
+            "pool": row.pool,
+            "rating": row.rating,
+            "deviation": row.deviation,
+            "volatility": row.volatility,
+            "games": row.games,
+            "rated_at": _when(row.rated_at),
+        }
+        for row in rows
+    ]
+
+
+def _rating_changes(session: Session, player: Player) -> list[dict[str, Any]]:
+    rows = session.exec(
+        select(RatingChange)
+        .where(RatingChange.player_id == player.id)
+        .order_by(col(RatingChange.id))
+    ).all()
+    return [
+        {
+            "game_id": row.game_id,
+            "pool": row.pool,
+            "verdict": row.verdict,
+            "before": row.before,
+            "after": row.after,
+            "at": _when(row.created_at),
+        }
+        for row in rows
+    ]
+
+
 def _withhold_addresses(text: str | None, own: str) -> str | None:
     """``text`` without any address but the player's own: an invitation names its sender's
     address to the person invited, but the export is a file that travels."""
@@ -136,6 +174,8 @@ def player_data(session: Session, player: Player, now: datetime) -> dict[str, An
             "digest": defaults.digest,
         },
         "games": _games(session, player),
+        "ratings": _ratings(session, player),
+        "rating_changes": _rating_changes(session, player),
         "blocks": _blocks(session, player),
         "emails": _emails(session, player),
     }

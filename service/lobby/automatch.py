@@ -61,6 +61,7 @@ def _pair(session: Session, request: Challenge, player: Player) -> None:
             col(Challenge.ruleset) == request.ruleset,
             col(Challenge.claims) == request.claims,
             col(Challenge.days_per_move) == request.days_per_move,
+            col(Challenge.rated) == request.rated,
             col(Challenge.poster_id) != player.id,
         )
         .order_by(col(Challenge.id))
@@ -192,6 +193,7 @@ def renew_due(now: datetime | None = None) -> RenewReport:
                 claims=ClaimTiming(request.claims),
                 days_per_move=request.days_per_move,
                 keep_going=True,
+                rated=request.rated,
             )
             try:
                 with session.begin_nested():

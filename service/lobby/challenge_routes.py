@@ -42,6 +42,7 @@ from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError
 from service.models import Player
 from service.players.challenge_models import ChallengeKind, ChallengeStatus
 from service.players.moderation import is_suspended
+from service.ratings.pools import POOL_WORDS
 from service.refusal import Refusal
 from service.signin import signed_in_player
 
@@ -93,6 +94,8 @@ class LobbyLine:
     offer: str
     """Who offers which game ("Alice offers Battle Line, 3 days per move.")."""
     claims: str
+    rated: str
+    """Whether the game will be rated, in words."""
     played_only: bool
     message: str | None
 
@@ -103,6 +106,7 @@ def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLi
     offer = gettext("%(name)s offers %(variant)s, %(days)s days per move.")
     claims = {"standard": gettext("Standard claims."), "advanced": gettext("Advanced rule.")}
     titles = {name: ruleset_title(name) for name in LOBBY_RULESETS}
+    rated = {True: gettext("Rated."), False: gettext("Casual.")}
     return [
         LobbyLine(
             id=c.id,
@@ -110,6 +114,7 @@ def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLi
             offer=offer
             % {"name": c.poster_name, "variant": titles[c.ruleset], "days": c.days_per_move},
             claims=claims.get(c.claims, claims["advanced"]),
+            rated=rated[c.rated],
             played_only=c.played_only,
             message=c.message,
         )
@@ -161,6 +166,7 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             rulesets=[(name, title, bool(errors) and name == offered) for name, title in titles],
             ruleset_title=ruleset_title,
             max_days=MAX_DAYS_PER_MOVE,
+            rating_pools=POOL_WORDS,
             default_days=DEFAULT_DAYS_PER_MOVE,
             max_message=MAX_MESSAGE_LENGTH,
             max_open=MAX_OPEN_CHALLENGES,

@@ -72,6 +72,8 @@ class ChallengeTerms:
     message: str | None = None
     played_only: bool = False
     keep_going: bool = False
+    rated: bool = False
+    """The game made is rated (``service.ratings``), else casual."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class ListedChallenge:
     message: str | None
     played_only: bool
     expires_at: datetime
+    rated: bool
 
 
 def suspended_error() -> ChallengeError:
@@ -132,6 +135,9 @@ def parse_terms(form: Mapping[str, str]) -> ChallengeTerms:
             errors["message"] = _("The message must be plain text, without control characters.")
         elif _HTML.search(message):
             errors["message"] = _("The message must be plain text, without HTML.")
+    rated = form.get("rated", "casual").strip() or "casual"
+    if rated not in ("rated", "casual"):
+        errors["rated"] = _("A game must be rated or casual.")
     if errors:
         raise FormError(errors)
     return ChallengeTerms(
@@ -141,6 +147,7 @@ def parse_terms(form: Mapping[str, str]) -> ChallengeTerms:
         message=message,
         played_only=form.get("played_only", "") in ("1", "on", "yes"),
         keep_going=form.get("keep_going", "") in ("1", "on", "yes"),
+        rated=rated == "rated",
     )
 
 
@@ -186,6 +193,7 @@ def post_challenge(
         message=terms.message,
         played_only=terms.played_only,
         keep_going=terms.keep_going and kind is ChallengeKind.AUTOMATCH,
+        rated=terms.rated,
         expires_at=now + timedelta(days=CHALLENGE_DAYS),
     )
     session.add(challenge)
@@ -264,6 +272,7 @@ def take(session: Session, challenge: Challenge, taker: Player) -> Game | None:
             claims=ClaimTiming(challenge.claims),
             days_per_move=challenge.days_per_move,
             visibility=Visibility.UNLISTED,
+            rated=challenge.rated,
         ),
     )
     session.execute(
@@ -356,6 +365,7 @@ def open_challenges(
             col(Challenge.message),
             col(Challenge.played_only),
             col(Challenge.expires_at),
+            col(Challenge.rated),
         )
         .join(Player, col(Player.id) == Challenge.poster_id)
         .where(

@@ -65,6 +65,8 @@ class NewGame:
     series_games: int = DEFAULT_SERIES_GAMES
     rematch_of: int | None = None
     """The finished game this one plays again (its invitations say so)."""
+    rated: bool = False
+    """Rated (its end changes the players' ratings, ``service.ratings``) or casual."""
 
     @property
     def players(self) -> tuple[tuple[str, str, str], ...]:
@@ -213,6 +215,10 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         except ValueError:
             errors["visibility"] = _("must be public or unlisted")
 
+    rated = form.get("rated", "casual").strip() or "casual"
+    if rated not in ("rated", "casual"):
+        errors["rated"] = _("must be rated or casual")
+
     if errors:
         raise FormError(errors)
     return NewGame(
@@ -231,6 +237,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         series=series,
         series_points=series_points,
         series_games=series_games,
+        rated=rated == "rated",
     )
 
 

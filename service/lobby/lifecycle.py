@@ -52,6 +52,8 @@ def creation_key(new: NewGame) -> str:
         parts.append(new.c_email)
     if new.series is not SeriesKind.SINGLE:
         parts += [new.series.value, str(new.series_points), str(new.series_games)]
+    if new.rated:
+        parts.append("rated")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -92,6 +94,7 @@ def create_game(
                     creation_key=key,
                     series_id=_new_series(session, new),
                     computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
+                    rated=new.rated,
                 )
                 session.add(game)
         except IntegrityError:
@@ -173,6 +176,7 @@ def create_agreed_game(session: Session, new: NewGame) -> Game:
         vacation_days=new.vacation_days,
         visibility=new.visibility.value,
         computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
+        rated=new.rated,
     )
     session.add(game)
     session.flush()
@@ -354,5 +358,6 @@ def _new_rematch(session: Session, loaded: LoadedGame, seat: Seat) -> tuple[Game
             if player.computer is not None
         ),
         rematch_of=game.id,
+        rated=game.rated,
     )
     return create_game(session, new, creator_present=True)

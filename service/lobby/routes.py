@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response
 
 import engine
 from engine import RULESETS, ClaimTiming
-from service import tokens
+from service import clock, tokens
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, COMPUTER_LEVELS
 from service.games.seats import seat_for_token
@@ -41,6 +41,7 @@ from service.lobby.lifecycle import (
 from service.models import Game, GameStatus, Visibility
 from service.player_fields import MAX_NAME_LENGTH
 from service.present.summaries import game_summary
+from service.ratings.read import computer_ratings
 from service.signin import signed_in_as, signed_in_player
 from service.turn_settings import DEFAULT_VACATION_DAYS
 
@@ -53,6 +54,7 @@ FORM_DEFAULTS = {
     "series": "single",
     "series_points": str(DEFAULT_SERIES_POINTS),
     "series_games": str(DEFAULT_SERIES_GAMES),
+    "rated": "casual",
 }
 PREFILLED = (
     "a_name", "a_email", "b_name", "b_email", "c_name", "c_email", "b_computer", "c_computer",
@@ -75,6 +77,7 @@ def _render_new_game(
     with session_scope() as session:
         player = signed_in_player(session)
         signed_in = None if player is None else SignedIn(player.display_name, player.email)
+        computers_rated = computer_ratings(session, clock.now())
     if signed_in is not None and not values.get("a_email"):
         values = {**values, "a_name": signed_in.name, "a_email": signed_in.email}
     return (
@@ -88,6 +91,7 @@ def _render_new_game(
             signed_in=signed_in,
             computer_levels=COMPUTER_LEVELS,
             computer_level_words=COMPUTER_LEVEL_WORDS,
+            computers_rated=computers_rated,
         ),
         status,
     )

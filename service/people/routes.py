@@ -23,6 +23,9 @@ from service.players.names import (
     player_by_name,
 )
 from service.players.names import choose_name as choose_public_name
+from service.ratings.chart import ratings_with_history
+from service.ratings.pools import POOL_WORDS, Pool
+from service.ratings.read import leaderboard as read_leaderboard
 from service.refusal import Refusal
 from service.signin import signed_in_player
 
@@ -36,6 +39,12 @@ class PlayerNotFoundError(Refusal):
     message = lazy_gettext(
         "No player has chosen that name. Check its spelling, or find them through a game."
     )
+
+
+class PoolNotFoundError(Refusal):
+    status = 404
+    title = lazy_gettext("No such leaderboard")
+    message = lazy_gettext("There is no rating of that name. The lobby lists the leaderboards.")
 
 
 class SignInToActError(Refusal):
@@ -73,7 +82,25 @@ def player(name: str) -> str:
             assert visitor.id is not None
             blocked = shown.id in blocks.blocked_by(session, visitor.id)
         page = player_page(session, shown, visitor=visitor, blocks=blocked)
-    return render_template("people/player.html", page=page)
+        assert shown.id is not None
+        ratings = ratings_with_history(session, shown.id, clock.now())
+    return render_template("people/player.html", page=page, ratings=ratings)
+
+
+@bp.get("/ratings/<pool>")
+def leaderboard(pool: str) -> str:
+    """A pool's leaderboard: established ratings of players active lately, the top and the
+    places around the signed-in visitor."""
+    try:
+        chosen = Pool(pool)
+    except ValueError:
+        raise PoolNotFoundError() from None
+    with read_scope() as session:
+        visitor = signed_in_player(session)
+        board = read_leaderboard(
+            session, chosen, clock.now(), None if visitor is None else visitor.id
+        )
+    return render_template("people/leaderboard.html", board=board, pools=POOL_WORDS)
 
 
 def _block_change(name: str, *, block: bool) -> Response:

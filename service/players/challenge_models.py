@@ -61,6 +61,8 @@ class Challenge(SQLModel, table=True):
     """Only a player the poster has played before may accept it."""
     keep_going: bool = False
     """A standing request renewed when its game ends ("always keep one game going")."""
+    rated: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """The game it makes is rated (``service.ratings``), else casual."""
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     taken_by_id: int | None = Field(default=None, foreign_key="players.id")
     game_id: int | None = Field(default=None, foreign_key="games.id")

@@ -26,6 +26,8 @@ from service.present.said import SaidMessage, said_since_last_turn
 from service.present.seat_names import names_of, seat_labels, shown_name
 from service.present.series_facts import series_facts
 from service.present.summaries import in_words
+from service.ratings.models import RatingChange
+from service.ratings.read import RatingLine, game_changes, rating_line
 
 
 def result_words(
@@ -128,6 +130,8 @@ class GameOverEmail:
     series: SeriesEnd | None
     said: tuple[SaidMessage, ...] = ()
     """What the other seats said since the seat's last turn: the last words of the game."""
+    rating: RatingLine | None = None
+    """What a rated game did to the reader's rating; None for a casual game."""
 
 
 def queue_game_over(
@@ -158,6 +162,8 @@ def queue_game_over(
     deciding = deciding_flags(seen, result)
     seed = game.seed
     assert seed is not None
+    # Rated in the same transaction, by the listener before this one (service.ratings.record).
+    rating_changes = game_changes(session, game_id)
 
     def game_over(letter: str) -> GameOverEmail:
         seat_row = seats[letter][0]
@@ -196,6 +202,7 @@ def queue_game_over(
             private_url=private_page_url(seat_row),
             series=series_end(session, loaded, following, letter),
             said=said_since_last_turn(session, game_id, letter, seats[letter][1], names),
+            rating=_rating_of(rating_changes, seats[letter][1].id),
         )
 
     def subject(letter: str) -> str:
@@ -207,6 +214,11 @@ def queue_game_over(
     return queue_to_each(
         session, MailKind.GAME_OVER, recipients, game_over, game=loaded, subject_for=subject
     )
+
+
+def _rating_of(changes: Mapping[int, RatingChange], player_id: int | None) -> RatingLine | None:
+    change = None if player_id is None else changes.get(player_id)
+    return None if change is None else rating_line(change)
 
 
 def series_end(

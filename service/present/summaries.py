@@ -37,6 +37,8 @@ class GameSummary:
     rules_version: str
     status: str
     days_per_move: int
+    rated: bool
+    """Rated (its end changes the players' ratings) or casual, chosen at creation."""
     vacation_days_left: engine.FrozenMap[str, int]
     """By seat, the computer's seats left out (it plays at once: no deadline to miss)."""
     computers: tuple[str, ...]
@@ -81,6 +83,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         rules_version=game.rules_version,
         status=game.status,
         days_per_move=game.days_per_move,
+        rated=game.rated,
         # Both players are told when a vacation day is used, so what is left is public.
         vacation_days_left=engine.FrozenMap(
             (letter, vacation_left(game, seat))

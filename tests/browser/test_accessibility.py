@@ -24,17 +24,19 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from playwright.sync_api import Browser, Page
+from sqlmodel import select
 
 import engine
-from service import tokens
+from service import clock, tokens
 from service.db import session_scope
 from service.games.rows import get_game
 from service.games.seats import read_seats
 from service.i18n import LANGUAGE_CODES, recipient_language
 from service.inbound.receive import Outcome, receive
-from service.models import Series
+from service.models import Player, Series
 from service.outbox import MailKind
 from service.outbox.addresses import confirm, mark_bouncing
+from service.ratings.models import Rating, RatingChange
 from service.templating import card_face
 from tests.browser.conftest import ARTEFACTS, DESKTOP, Axe, LiveServer
 from tests.language_check import english_words, japanese_in, visible_text
@@ -258,6 +260,9 @@ def audit_every_page_and_email(server: LiveServer, reader: Page, axe: Axe, langu
     audit.check("decline page", decline)
     assert client.post(decline).status_code == 303
     audit.check("player page", "/players/Ann")
+    give_a_rating(app, "ann@example.org", game_id)
+    audit.check("player page, rated", "/players/Ann")
+    audit.check("leaderboard", "/ratings/battleline")
 
     # "My games", the games page behind it.
     assert client.post("/me", data={"email": BEN}).status_code == 200
@@ -308,6 +313,35 @@ def audit_every_page_and_email(server: LiveServer, reader: Page, axe: Axe, langu
     assert not audit.violations(), audit.violations()
     assert not audit.wrong_language(), f"not lang={language!r}: {audit.wrong_language()}"
     assert not audit.foreign, f"not written in {language!r}: {audit.foreign}"
+
+
+def give_a_rating(app: Any, email: str, game_id: int) -> None:
+    """An established rating for the player, and a rated game's change in its history (the
+    player page's chart and the leaderboard have something to show)."""
+    with app.app_context(), session_scope() as session:
+        player = session.exec(select(Player).where(Player.email == email)).one()
+        assert player.id is not None
+        rating = session.exec(select(Rating).where(Rating.player_id == player.id)).first()
+        if rating is None:
+            rating = Rating(
+                player_id=player.id, pool="battleline", rating=1500, deviation=60,
+                volatility=0.06, games=0, rated_at=clock.now(),
+            )  # fmt: skip
+        session.add(
+            RatingChange(
+                game_id=game_id,
+                player_id=player.id,
+                pool="battleline",
+                verdict="counted",
+                before=rating.rating,
+                after=rating.rating + 12,
+                deviation_after=60,
+            )
+        )
+        rating.rating += 12
+        rating.games += 1
+        rating.rated_at = clock.now()
+        session.add(rating)
 
 
 def check_series_and_replies(audit: Audit, client: Any, people: People) -> None:

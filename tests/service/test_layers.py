@@ -43,7 +43,13 @@ from tests.worker.turn_games import (
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 # service.players reads only the foundation, so the game store may ask it (who blocks whom, names).
-LAYERS = {"service.players": 0, "service.games": 1, "service.outbox": 2, "service.present": 3}
+LAYERS = {
+    "service.players": 0,
+    "service.games": 1,
+    "service.ratings": 2,
+    "service.outbox": 2,
+    "service.present": 3,
+}
 AREAS = (
     "service.play",
     "service.history",

@@ -83,6 +83,19 @@ SCHEMA = {
             "moves": [{"ply": int, "move": str, "at": str}],
         }
     ],
+    "ratings": [
+        {
+            "pool": str,
+            "rating": float,
+            "deviation": float,
+            "volatility": float,
+            "games": int,
+            "rated_at": str,
+        }
+    ],
+    "rating_changes": [
+        {"game_id": int, "pool": str, "verdict": str, "before": float, "after": float, "at": str}
+    ],
     "blocks": [{"name": str, "since": str}],
     "emails": [
         {

@@ -22,6 +22,7 @@ TABLES |= {"notice_days"}  # 0016: notices one person causes another to receive,
 TABLES |= {"blocks"}  # 0024: who blocks whom
 TABLES |= {"challenges"}  # 0027: open challenges and standing requests for an opponent
 TABLES |= {"game_messages", "mutes", "message_reports"}  # 0026: messages with moves
+TABLES |= {"ratings", "rating_changes"}  # 0029: ratings per pool, changes per game
 
 
 def _tables(url: str) -> set[str]:
