@@ -20,13 +20,8 @@ from sqlmodel import Session, col, select
 from engine import ClaimTiming
 from service import clock
 from service.db import session_scope
-from service.lobby.challenges import (
-    ChallengeError,
-    ChallengeTerms,
-    may_meet,
-    post_challenge,
-    take,
-)
+from service.lobby.challenge_terms import ChallengeTerms
+from service.lobby.challenges import ChallengeError, may_meet, post_challenge, take
 from service.models import Game, GameStatus, Player
 from service.players.challenge_models import Challenge, ChallengeKind, ChallengeStatus
 

@@ -24,16 +24,14 @@ from service.games.seats import read_seats
 from service.links import private_page_url
 from service.lobby import bp
 from service.lobby.automatch import find_opponent
+from service.lobby.challenge_terms import LOBBY_RULESETS, MAX_MESSAGE_LENGTH, parse_terms
 from service.lobby.challenges import (
     LOBBY_PAGE_SIZE,
-    LOBBY_RULESETS,
-    MAX_MESSAGE_LENGTH,
     MAX_OPEN_CHALLENGES,
     ListedChallenge,
     accept_challenge,
     open_challenges,
     own_challenges,
-    parse_terms,
     post_challenge,
     suspended_error,
     withdraw_challenge,

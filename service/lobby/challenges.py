@@ -14,23 +14,21 @@ Functions work in the caller's session and leave the commit to it.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from engine import RULESETS, ClaimTiming
+from engine import ClaimTiming
 from service import clock
-from service.config import MAX_DAYS_PER_MOVE
-from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError, NewGame
+from service.lobby.challenge_terms import ChallengeTerms
+from service.lobby.forms import NewGame
 from service.lobby.lifecycle import create_agreed_game
 from service.models import Game, GameStatus, Player, Seat, Visibility
 from service.players.blocks import blocked_between
@@ -42,14 +40,8 @@ CHALLENGE_DAYS = 7
 """How long a challenge waits for someone to accept it."""
 MAX_OPEN_CHALLENGES = 5
 """Open challenges (and standing requests) one player may have at once."""
-MAX_MESSAGE_LENGTH = 500
 LOBBY_PAGE_SIZE = 50
 """Challenges on one page of the lobby: the page is bounded whatever the number of players."""
-LOBBY_RULESETS = tuple(name for name, ruleset in RULESETS.items() if len(ruleset.seats) == 2)
-"""The variants the lobby offers: games for two (a challenge has one poster and one taker)."""
-
-_HTML = re.compile(r"<\s*/?\s*[a-zA-Z!?]|&[a-zA-Z#][a-zA-Z0-9]*;")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class ChallengeError(Refusal):
@@ -60,20 +52,6 @@ class ChallengeError(Refusal):
     def __init__(self, message: Text, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-@dataclass(frozen=True)
-class ChallengeTerms:
-    """A validated challenge: the game offered, and what the poster says and asks."""
-
-    ruleset: str
-    claims: ClaimTiming
-    days_per_move: int
-    message: str | None = None
-    played_only: bool = False
-    keep_going: bool = False
-    rated: bool = False
-    """The game made is rated (``service.ratings``), else casual."""
 
 
 @dataclass(frozen=True)
@@ -101,53 +79,6 @@ def suspended_error() -> ChallengeError:
             "nor ask for an opponent. Your running games go on. Nothing was changed."
         ),
         403,
-    )
-
-
-def parse_terms(form: Mapping[str, str]) -> ChallengeTerms:
-    """Validate a posted challenge (in a request: the errors are in the reader's words).
-    Raises FormError naming every bad field."""
-    errors: dict[str, str] = {}
-    ruleset = form.get("ruleset", "battleline")
-    if ruleset not in LOBBY_RULESETS:
-        errors["ruleset"] = _("Please choose one of the variants offered.")
-    claims = RULESETS[ruleset].default_claims if ruleset in RULESETS else ClaimTiming.ADVANCED
-    if form.get("claims"):
-        try:
-            claims = ClaimTiming(form["claims"])
-        except ValueError:
-            errors["claims"] = _("Claims must be the advanced rule or standard.")
-    days = DEFAULT_DAYS_PER_MOVE
-    days_text = form.get("days_per_move", "").strip()
-    if days_text:
-        days = int(days_text) if re.fullmatch(r"[0-9]{1,2}", days_text) else 0
-        if not 1 <= days <= MAX_DAYS_PER_MOVE:
-            errors["days_per_move"] = _(
-                "Days per move must be a whole number from 1 to %(max)s.", max=MAX_DAYS_PER_MOVE
-            )
-    message = form.get("message", "").strip() or None
-    if message is not None:
-        if len(message) > MAX_MESSAGE_LENGTH:
-            errors["message"] = _(
-                "The message must be at most %(max)s characters.", max=MAX_MESSAGE_LENGTH
-            )
-        elif _CONTROL.search(message.replace("\r\n", "\n")):
-            errors["message"] = _("The message must be plain text, without control characters.")
-        elif _HTML.search(message):
-            errors["message"] = _("The message must be plain text, without HTML.")
-    rated = form.get("rated", "casual").strip() or "casual"
-    if rated not in ("rated", "casual"):
-        errors["rated"] = _("A game must be rated or casual.")
-    if errors:
-        raise FormError(errors)
-    return ChallengeTerms(
-        ruleset=ruleset,
-        claims=claims,
-        days_per_move=days,
-        message=message,
-        played_only=form.get("played_only", "") in ("1", "on", "yes"),
-        keep_going=form.get("keep_going", "") in ("1", "on", "yes"),
-        rated=rated == "rated",
     )
 
 

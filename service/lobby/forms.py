@@ -170,42 +170,24 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
             series = SeriesKind(series_text)
         except ValueError:
             errors["series"] = _("must be single, points or games")
-    series_points = _whole_number(
+    series_points = whole_number(
         form, "series_points", DEFAULT_SERIES_POINTS, SERIES_POINTS_RANGE, errors
     )
-    series_games = _whole_number(
+    series_games = whole_number(
         form, "series_games", DEFAULT_SERIES_GAMES, SERIES_GAMES_RANGE, errors
     )
 
-    claims = ruleset.default_claims if ruleset else ClaimTiming.ADVANCED
-    claims_text = form.get("claims", "")
-    if claims_text:
-        try:
-            claims = ClaimTiming(claims_text)
-        except ValueError:
-            errors["claims"] = _("must be advanced or standard")
-
-    days = DEFAULT_DAYS_PER_MOVE
-    days_text = form.get("days_per_move", "").strip()
-    if days_text:
-        days = int(days_text) if re.fullmatch(r"[0-9]{1,2}", days_text) else 0
-        if not 1 <= days <= MAX_DAYS_PER_MOVE:
-            errors["days_per_move"] = _(
-                "must be a whole number of days from %(low)s to %(high)s",
-                low=1,
-                high=MAX_DAYS_PER_MOVE,
-            )
-
-    vacation = DEFAULT_VACATION_DAYS
-    vacation_text = form.get("vacation_days", "").strip()
-    if vacation_text:
-        vacation = int(vacation_text) if re.fullmatch(r"[0-9]{1,2}", vacation_text) else -1
-        if not 0 <= vacation <= MAX_VACATION_DAYS:
-            errors["vacation_days"] = _(
-                "must be a whole number of days from %(low)s to %(high)s",
-                low=0,
-                high=MAX_VACATION_DAYS,
-            )
+    default_claims = ruleset.default_claims if ruleset else ClaimTiming.ADVANCED
+    claims = claims_field(form, default_claims, errors, _("must be advanced or standard"))
+    days_words = "must be a whole number of days from %(low)s to %(high)s"
+    days = whole_number(
+        form, "days_per_move", DEFAULT_DAYS_PER_MOVE, (1, MAX_DAYS_PER_MOVE), errors,
+        _(days_words, low=1, high=MAX_DAYS_PER_MOVE), digits=2,
+    )  # fmt: skip
+    vacation = whole_number(
+        form, "vacation_days", DEFAULT_VACATION_DAYS, (0, MAX_VACATION_DAYS), errors,
+        _(days_words, low=0, high=MAX_VACATION_DAYS), digits=2,
+    )  # fmt: skip
 
     visibility = Visibility.UNLISTED
     visibility_text = form.get("visibility", "")
@@ -215,9 +197,7 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         except ValueError:
             errors["visibility"] = _("must be public or unlisted")
 
-    rated = form.get("rated", "casual").strip() or "casual"
-    if rated not in ("rated", "casual"):
-        errors["rated"] = _("must be rated or casual")
+    rated = rated_field(form, errors, _("must be rated or casual"))
 
     if errors:
         raise FormError(errors)
@@ -237,23 +217,52 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
         series=series,
         series_points=series_points,
         series_games=series_games,
-        rated=rated == "rated",
+        rated=rated,
     )
 
 
-def _whole_number(
+def whole_number(
     form: Mapping[str, str],
     field: str,
     default: int,
     bounds: tuple[int, int],
     errors: dict[str, str],
+    wrong: str | None = None,
+    digits: int = 3,
 ) -> int:
-    """An optional whole number within ``bounds``; a bad one is noted in ``errors``."""
+    """An optional whole number of at most ``digits`` digits within ``bounds``; a bad one is
+    noted in ``errors`` (``wrong``, else "must be a whole number from low to high")."""
     text = form.get(field, "").strip()
     if not text:
         return default
     low, high = bounds
-    if not re.fullmatch(r"[0-9]{1,3}", text) or not low <= int(text) <= high:
-        errors[field] = _("must be a whole number from %(low)s to %(high)s", low=low, high=high)
+    if not re.fullmatch(f"[0-9]{{1,{digits}}}", text) or not low <= int(text) <= high:
+        errors[field] = wrong or _(
+            "must be a whole number from %(low)s to %(high)s", low=low, high=high
+        )
         return default
     return int(text)
+
+
+def claims_field(
+    form: Mapping[str, str], default: ClaimTiming, errors: dict[str, str], wrong: str
+) -> ClaimTiming:
+    """The claim timing a form asks for (``default`` when it asks none); a bad one is noted in
+    ``errors`` as ``wrong``."""
+    text = form.get("claims", "")
+    if not text:
+        return default
+    try:
+        return ClaimTiming(text)
+    except ValueError:
+        errors["claims"] = wrong
+        return default
+
+
+def rated_field(form: Mapping[str, str], errors: dict[str, str], wrong: str) -> bool:
+    """Whether a form asks for a rated game (casual when it says nothing); a bad answer is
+    noted in ``errors`` as ``wrong``."""
+    text = form.get("rated", "").strip() or "casual"
+    if text not in ("rated", "casual"):
+        errors["rated"] = wrong
+    return text == "rated"

@@ -23,9 +23,9 @@ from engine import ClaimTiming
 from service.db import get_engine, session_scope
 from service.games.players import find_or_add_player
 from service.lobby.automatch import find_opponent
+from service.lobby.challenge_terms import ChallengeTerms
 from service.lobby.challenges import (
     MAX_OPEN_CHALLENGES,
-    ChallengeTerms,
     accept_challenge,
     post_challenge,
     withdraw_challenge,

@@ -17,10 +17,10 @@ from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.games.seats import read_seats
 from service.lobby.automatch import RENEW_TASK, find_opponent, renew_due
+from service.lobby.challenge_terms import ChallengeTerms
 from service.lobby.challenges import (
     MAX_OPEN_CHALLENGES,
     ChallengeError,
-    ChallengeTerms,
     accept_challenge,
     open_challenges,
     post_challenge,

@@ -18,7 +18,8 @@ from service.games.computer import computer_email
 from service.games.loaded import load_game
 from service.games.state import apply_moves
 from service.lobby.automatch import find_opponent
-from service.lobby.challenges import ChallengeTerms, accept_challenge, post_challenge
+from service.lobby.challenge_terms import ChallengeTerms
+from service.lobby.challenges import accept_challenge, post_challenge
 from service.lobby.forms import FormError, parse_new_game
 from service.lobby.lifecycle import create_game, deal_when_all_accepted
 from service.models import Game, Player
