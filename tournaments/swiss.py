@@ -53,12 +53,16 @@ def pairing_order(entrants: tuple[Entrant, ...]) -> tuple[PlayerId, ...]:
 
 
 def check_rounds(players: int, rounds: int) -> None:
-    """A Swiss of `rounds` rounds needs more players than rounds, or someone would meet a player
-    twice."""
+    """A Swiss has at most half as many rounds as players. Then, while nobody withdraws, every
+    round has a pairing with no repeat (each player has met fewer than half the field, so the
+    players not yet met always hold a perfect matching, Dirac's theorem); with more rounds the
+    last ones can be impossible to pair."""
     if players < 2:
         raise TournamentError("a Swiss tournament needs at least two players")
-    if not 1 <= rounds < players:
-        raise TournamentError(f"{players} players can play 1 to {players - 1} rounds, not {rounds}")
+    if not 1 <= rounds <= players // 2:
+        raise TournamentError(
+            f"{players} players can play 1 to {players // 2} Swiss rounds, not {rounds}"
+        )
 
 
 def pair_round(
