@@ -31,7 +31,15 @@ from tournaments.results import (
 )
 from tournaments.round_robin import Pairing, Schedule, berger_round, schedule
 from tournaments.rounds import DeadlinePolicy, OpenGame, at_deadline, next_round_may_start
-from tournaments.standings import StandingRow, Standings, direct_encounter, scores, standings
+from tournaments.standings import (
+    ROUND_ROBIN_TIE_BREAKS,
+    SWISS_TIE_BREAKS,
+    StandingRow,
+    Standings,
+    direct_encounter,
+    scores,
+    standings,
+)
 from tournaments.swiss import (
     Entrant,
     SwissPairingError,
@@ -44,7 +52,9 @@ from tournaments.swiss import (
 __all__ = [
     "CHALLENGE_REACH",
     "RECHALLENGE_DAYS",
+    "ROUND_ROBIN_TIE_BREAKS",
     "SERIES_WIN_POINTS",
+    "SWISS_TIE_BREAKS",
     "Bye",
     "Challenge",
     "ChallengeError",

@@ -22,6 +22,11 @@ from tournaments.results import (
     win_points,
 )
 
+ROUND_ROBIN_TIE_BREAKS = (TieBreak.DIRECT_ENCOUNTER, TieBreak.SONNEBORN_BERGER)
+"""The default order in a round-robin, where every Buchholz is alike (everyone met everyone)."""
+SWISS_TIE_BREAKS = (TieBreak.BUCHHOLZ, TieBreak.SONNEBORN_BERGER, TieBreak.DIRECT_ENCOUNTER)
+"""The default order in a Swiss, where the strength of the opponents met differs."""
+
 
 @dataclass(frozen=True)
 class StandingRow:

@@ -135,6 +135,12 @@ def assert_swiss_rules(
         seconds = Counter(g.second for g in played if g.played)
         for player in set(firsts) | set(seconds):
             assert abs(firsts[player] - seconds[player]) <= limit, "seats out of balance"
+    seats: dict[int, list[str]] = {}
+    for game in sorted((g for g in games if g.played and g.round < last), key=lambda g: g.round):
+        seats.setdefault(game.first, []).append("first")
+        seats.setdefault(game.second, []).append("second")
+    for player, run in seats.items():
+        assert all(len(set(run[i : i + 3])) > 1 for i in range(len(run) - 2)), player
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
