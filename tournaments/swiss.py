@@ -33,7 +33,7 @@ class Entrant:
     """A player of a Swiss tournament."""
 
     player: PlayerId
-    rating: int
+    rating: float
     """The rating at the tournament's start: it fixes the pairing order for every round."""
     withdrawn: bool = False
     """Withdrawn players are not paired again; their finished games still count."""

@@ -11,14 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tournaments import (
+    SWISS_TIE_BREAKS,
     Bye,
     Entrant,
     GameResult,
     Outcome,
+    Scoring,
     SwissRound,
     TournamentError,
     forfeit_result,
     pair_round,
+    standings,
 )
 
 W, L, D = Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.DRAW
@@ -169,3 +172,19 @@ def test_a_sixty_four_player_seven_round_swiss_keeps_every_rule() -> None:
     firsts = Counter(g.first for g in games)
     balanced = sum(1 for e in entrants if abs(2 * firsts[e.player] - 7) <= 1)
     assert balanced >= 60  # seven games: 4 and 3 first seats, the rare exception 5 and 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(count=st.integers(3, 12), seed=st.randoms(use_true_random=False))
+def test_a_swiss_tournaments_standings_are_a_function_of_its_results(
+    count: int, seed: random.Random
+) -> None:
+    entrants = tuple(Entrant(n, 1500.5 - n) for n in range(count))
+    _, games, byes, _ = play(entrants, count // 2, seed, withdraw=0.2)
+    players = tuple(e.player for e in entrants)
+    table = standings(players, games, byes, Scoring.GAME, SWISS_TIE_BREAKS)
+    shuffled = list(games)
+    seed.shuffle(shuffled)
+    assert standings(players, tuple(shuffled), byes, Scoring.GAME, SWISS_TIE_BREAKS) == table
+    assert sum(row.score for row in table.rows) == len(games) + len(byes)
+    assert sum(row.byes for row in table.rows) == len(byes)
