@@ -20,6 +20,7 @@ from tournaments.results import (
     Finish,
     GameResult,
     Outcome,
+    Pairing,
     PlayerId,
     Scoring,
     TieBreak,
@@ -29,7 +30,7 @@ from tournaments.results import (
     forfeit_result,
     win_points,
 )
-from tournaments.round_robin import Pairing, Schedule, berger_round, schedule
+from tournaments.round_robin import Schedule, berger_round, schedule
 from tournaments.rounds import DeadlinePolicy, OpenGame, at_deadline, next_round_may_start
 from tournaments.standings import (
     ROUND_ROBIN_TIE_BREAKS,

@@ -126,6 +126,15 @@ class GameResult:
 
 
 @dataclass(frozen=True)
+class Pairing:
+    """One game to deal: who sits first and who second."""
+
+    round: int
+    first: PlayerId
+    second: PlayerId
+
+
+@dataclass(frozen=True)
 class Bye:
     """A round in which a Swiss tournament's odd player out does not play."""
 

@@ -8,19 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tournaments.results import PlayerId, TournamentError
+from tournaments.results import Pairing, PlayerId, TournamentError
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 12
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One game to deal: who sits first and who second."""
-
-    round: int
-    first: PlayerId
-    second: PlayerId
 
 
 @dataclass(frozen=True)

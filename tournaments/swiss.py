@@ -14,8 +14,15 @@ from dataclasses import dataclass
 
 from caissify_pairings import generate_pairings
 
-from tournaments.results import Bye, Finish, GameResult, PlayerId, Scoring, TournamentError
-from tournaments.round_robin import Pairing
+from tournaments.results import (
+    Bye,
+    Finish,
+    GameResult,
+    Pairing,
+    PlayerId,
+    Scoring,
+    TournamentError,
+)
 from tournaments.standings import check_results
 
 PAIRING_SCORING = Scoring.GAME
