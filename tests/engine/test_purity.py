@@ -1,11 +1,15 @@
-"""engine/ is pure: no web, database, queue or service code, no clock, no global random."""
+"""engine/ and tournaments/ are pure: no web, database, queue or service code, no clock, no global
+random."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PURE_PACKAGES = [REPO / "engine", REPO / "tournaments"]
 FORBIDDEN = {
     "flask",
     "sqlmodel",
@@ -23,8 +27,9 @@ FORBIDDEN = {
 }
 
 
-def test_engine_imports_nothing_impure() -> None:
-    for path in ENGINE.rglob("*.py"):
+@pytest.mark.parametrize("package", PURE_PACKAGES, ids=lambda path: path.name)
+def test_engine_imports_nothing_impure(package: Path) -> None:
+    for path in package.rglob("*.py"):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             names = []
@@ -36,8 +41,9 @@ def test_engine_imports_nothing_impure() -> None:
                 assert name.split(".")[0] not in FORBIDDEN, f"{path.name} imports {name}"
 
 
-def test_engine_uses_no_global_random() -> None:
-    for path in ENGINE.rglob("*.py"):
+@pytest.mark.parametrize("package", PURE_PACKAGES, ids=lambda path: path.name)
+def test_engine_uses_no_global_random(package: Path) -> None:
+    for path in package.rglob("*.py"):
         text = path.read_text()
         for call in (
             "random.random(",
