@@ -56,6 +56,34 @@ def test_the_chat_of_a_reply_is_its_message_in_its_own_words() -> None:
     assert _chat_of(f"よろしくお願いします。\n{turn}") == "よろしくお願いします。"
 
 
+def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_played() -> None:
+    """Words that follow a turn written in codes on the same line (``R3>1 troops Good play!``)
+    are what the player said: not swallowed by the draw, not cut at a verb."""
+    state = _opening()
+    turn = turn_text(state)
+    for words, said in (
+        ("Good play!", "Good play"),
+        ("See you Friday", "See you Friday"),
+        ("Well played, see you next time", "Well played, see you next time"),
+        ("Cheers, Alice", "Cheers, Alice"),
+        ("Take care :-)", "Take care :-)"),
+        ("I'm in Tokyo next week", "I'm in Tokyo next week"),
+        ("Two more flags to go", "Two more flags to go"),
+    ):
+        text = f"{turn} {words}"
+        reading = read_turn(text, state, state.to_move)
+        assert reading.playable, (text, reading.problem)
+        assert [m.action_text() for m in reading.moves][-1].endswith(turn.split()[-1]), text
+        assert len(reading.moves) == len(turn.split()), text
+        assert chat_message(text, reading, BATTLELINE) == said, text
+    # The words that go on with a code stay with its move.
+    play = turn.split()[0]
+    for text in (f"{play} draw from the troops deck please", f"{play} troops card now"):
+        reading = read_turn(text, state, state.to_move)
+        assert [m.action_text() for m in reading.moves] == [play, "draw troops"], text
+        assert chat_message(text, reading, BATTLELINE) == "", text
+
+
 def _ctx(app: Flask, client: FlaskClient) -> Ctx:
     game_id, start = new_game(app, client)
     other = next(s for s in ADDRESSES if s != start.to_move)
