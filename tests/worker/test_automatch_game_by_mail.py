@@ -6,9 +6,10 @@ receiver of their replies, a process of its own.
 Each signs in the way a person does (their "my games" link, emailed; then their public name) and
 asks for an opponent who keeps one game going. The second request pairs with the first: both get
 the game-started email. From then on they only reply to the emails that arrive: each reply holds
-a whole turn and a few words ("Good play!", "See you Friday", and Japanese from Bob). Every
-word said reaches the other player once, in their next email (their turn's, or the game-over
-email), until both game-over emails arrive."""
+a whole turn and a few words ("Good play!", "See you Friday", and Japanese from Bob) on a line
+of their own or after the turn's codes. Every word said reaches the other player once, in their
+next email (their turn's, or the game-over email), until both game-over emails arrive; then
+their standing requests pair them again."""
 
 from __future__ import annotations
 
@@ -141,12 +142,19 @@ def test_two_players_paired_by_automatch_play_and_talk_only_by_email(
             continue
         kinds["replies"] += 1
         assert kinds["replies"] <= MAX_REPLIES, "the game does not end"
-        words = SAYS[reader][kinds["replies"] % len(SAYS[reader])]
-        # The words before the turn in one reply, after it in the next.
-        text = f"{words}\n{asked.text}" if kinds["replies"] % 2 else f"{asked.text}\n{words}"
+        count = kinds["replies"]
+        words = SAYS[reader][count % len(SAYS[reader])]
+        # The words on a line before the turn, on a line after it, or after its codes on their
+        # line (then the sentence's closing mark is cut with the codes: "Good play").
+        if count % 3 == 2 and words.isascii():
+            text, kept = f"{asked.text} {words}", words.rstrip("!.")
+        elif count % 3 == 1:
+            text, kept = f"{asked.text}\n{words}", words
+        else:
+            text, kept = f"{words}\n{asked.text}", words
         send(message, reply_to(message, text))
-        said.append(words)
-        unread[other].append(words)
+        said.append(kept)
+        unread[other].append(kept)
 
     assert unread == {ALICE[0]: [], BOB[0]: []}
     assert kinds[MailKind.GAME_STARTED] == 2
