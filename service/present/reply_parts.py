@@ -167,12 +167,18 @@ def _move_parts(words: list[str], ruleset: engine.Ruleset) -> list[str]:
 def japanese_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
     """The parts of Japanese words, as written: a verb ends its part (「赤7をフラッグ3に出して
     部隊カードを引く」), unless it comes first (「確保 2」); a deck, a tactics card or notation
-    begins a new part after one naming a move already (「赤7をフラッグ3に戦術カード」)."""
+    begins a new part after one naming a move already (「赤7をフラッグ3に戦術カード」); after a
+    verb or a code that ends a move, a space does (「R3>1 troops よろしく」)."""
     spans: list[tuple[int, int]] = []
     start: int | None = None
     end = 0
-    named = closed = guile = False
+    named = closed = guile = coded = False
     for word in words_of(text):
+        # 「R3>1 troops よろしく」: after a whole move, words past a space are the next part.
+        gap = text[end : word.start]
+        if start is not None and (closed or coded) and gap and not gap.strip():
+            spans.append((start, end))
+            start, named, closed, guile, coded = None, False, False, False, False
         if word.kind is Kind.FILLER or (closed and word.kind is Kind.NEGATION):
             start = word.start if start is None else start
             end = word.end
@@ -195,6 +201,7 @@ def japanese_parts(text: str, ruleset: engine.Ruleset) -> list[str]:
             closed = word.kind is Kind.VERB
         end = word.end
         named = named or anchor or word.kind is Kind.COLOUR
+        coded = is_code(word.reader, ruleset)
     if start is not None:
         spans.append((start, end))
     return [text[a:b].strip() for a, b in spans if text[a:b].strip()]

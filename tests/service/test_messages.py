@@ -69,6 +69,7 @@ def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_play
         ("Take care :-)", "Take care :-)"),
         ("I'm in Tokyo next week", "I'm in Tokyo next week"),
         ("Two more flags to go", "Two more flags to go"),
+        ("よろしくお願いします。", "よろしくお願いします"),
     ):
         text = f"{turn} {words}"
         reading = read_turn(text, state, state.to_move)
@@ -76,6 +77,11 @@ def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_play
         assert [m.action_text() for m in reading.moves][-1].endswith(turn.split()[-1]), text
         assert len(reading.moves) == len(turn.split()), text
         assert chat_message(text, reading, BATTLELINE) == said, text
+    # In Japanese, the words after a whole move and a space.
+    text = "赤3をフラッグ1に出して部隊カードを引く よろしく"
+    reading = read_turn(text, state, state.to_move)
+    assert reading.playable and len(reading.moves) == 2, reading
+    assert chat_message(text, reading, BATTLELINE) == "よろしく"
     # The words that go on with a code stay with its move.
     play = turn.split()[0]
     for text in (f"{play} draw from the troops deck please", f"{play} troops card now"):

@@ -146,8 +146,8 @@ def test_two_players_paired_by_automatch_play_and_talk_only_by_email(
         words = SAYS[reader][count % len(SAYS[reader])]
         # The words on a line before the turn, on a line after it, or after its codes on their
         # line (then the sentence's closing mark is cut with the codes: "Good play").
-        if count % 3 == 2 and words.isascii():
-            text, kept = f"{asked.text} {words}", words.rstrip("!.")
+        if count % 3 == 2:
+            text, kept = f"{asked.text} {words}", words.rstrip("!.。")
         elif count % 3 == 1:
             text, kept = f"{asked.text}\n{words}", words
         else:
