@@ -54,6 +54,9 @@ def test_the_chat_of_a_reply_is_its_message_in_its_own_words() -> None:
     assert said == "Nice play on flag 2! Is flag 7 really still open?\nSee you Friday"
     assert _chat_of(turn) == ""
     assert _chat_of(f"よろしくお願いします。\n{turn}") == "よろしくお願いします。"
+    # As written: the reader compares full-width marks and letters as ASCII, the message keeps them.
+    assert _chat_of(f"いい手ですね！\n{turn}") == "いい手ですね！"
+    assert _chat_of(f"{turn}\nＧＧ！　また明日？\nｶﾞﾝﾊﾞﾘﾏｽ") == "ＧＧ！ また明日？\nｶﾞﾝﾊﾞﾘﾏｽ"
 
 
 def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_played() -> None:
@@ -145,6 +148,15 @@ def test_a_replys_chat_is_played_around_and_reaches_the_other_seat_once(
     for path in (f"/games/{public_id}", f"/games/{public_id}/record.json"):
         public = client.get(path).get_data(as_text=True)
         assert "Nice play" not in public and "Friday" not in public, path
+
+
+def test_a_replys_message_is_kept_as_typed(app: Flask, client: FlaskClient) -> None:
+    """The reader compares full-width marks and letters as ASCII; the message keeps them."""
+    ctx = _ctx(app, client)
+    text = f"いい手ですね！\n{ctx.turn()}\nＧＧ"
+    assert ctx.receive(ctx.reply(text)) is Outcome.APPLIED
+    (message,) = _messages(app, ctx.game_id)
+    assert message.body == "いい手ですね！\nＧＧ"
 
 
 def test_a_reply_whose_chat_is_too_long_plays_the_moves_and_says_the_message_was_not_sent(

@@ -46,7 +46,7 @@ ALICE = ("alice@example.org", "Alice")
 BOB = ("bob@example.org", "Bob")
 SAYS = {
     ALICE[0]: ("Good play!", "See you Friday", "Nice play on flag 2!", "Well played."),
-    BOB[0]: ("よろしくお願いします。", "Good play!", "お疲れさまでした。", "See you Friday"),
+    BOB[0]: ("よろしくお願いします。", "Good play!", "いい手ですね！", "See you Friday"),
 }
 """What each says with their replies, in turn: Bob reads his emails in Japanese."""
 MAX_REPLIES = 300
@@ -147,7 +147,7 @@ def test_two_players_paired_by_automatch_play_and_talk_only_by_email(
         # The words on a line before the turn, on a line after it, or after its codes on their
         # line (then the sentence's closing mark is cut with the codes: "Good play").
         if count % 3 == 2:
-            text, kept = f"{asked.text} {words}", words.rstrip("!.。")
+            text, kept = f"{asked.text} {words}", words.rstrip("!.。！")
         elif count % 3 == 1:
             text, kept = f"{asked.text}\n{words}", words
         else:
