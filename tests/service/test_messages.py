@@ -64,6 +64,7 @@ def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_play
     are what the player said: not swallowed by the draw, not cut at a verb."""
     state = _opening()
     turn = turn_text(state)
+    play = turn.split()[0]
     for words, said in (
         ("Good play!", "Good play"),
         ("See you Friday", "See you Friday"),
@@ -73,6 +74,7 @@ def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_play
         ("I'm in Tokyo next week", "I'm in Tokyo next week"),
         ("Two more flags to go", "Two more flags to go"),
         ("よろしくお願いします。", "よろしくお願いします"),
+        ("Friday at 3?", "Friday at 3"),
     ):
         text = f"{turn} {words}"
         reading = read_turn(text, state, state.to_move)
@@ -80,13 +82,14 @@ def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_play
         assert [m.action_text() for m in reading.moves][-1].endswith(turn.split()[-1]), text
         assert len(reading.moves) == len(turn.split()), text
         assert chat_message(text, reading, BATTLELINE) == said, text
+    # A question that names moves after its first words asks; it plays nothing.
+    assert not read_turn(f"{play} or {play[:-1]}2?", state, state.to_move).moves
     # In Japanese, the words after a whole move and a space.
     text = "赤3をフラッグ1に出して部隊カードを引く よろしく"
     reading = read_turn(text, state, state.to_move)
     assert reading.playable and len(reading.moves) == 2, reading
     assert chat_message(text, reading, BATTLELINE) == "よろしく"
     # The words that go on with a code stay with its move.
-    play = turn.split()[0]
     for text in (f"{play} draw from the troops deck please", f"{play} troops card now"):
         reading = read_turn(text, state, state.to_move)
         assert [m.action_text() for m in reading.moves] == [play, "draw troops"], text
