@@ -153,6 +153,32 @@ def test_a_replys_chat_is_played_around_and_reaches_the_other_seat_once(
         assert "Nice play" not in public and "Friday" not in public, path
 
 
+def test_what_was_said_reaches_a_player_whose_turn_began_with_automatic_claims(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Claims made for a player at the start of their turn are no turn of theirs: the words
+    the other seat said before them are in that turn's email (or the game-over email if the
+    claims end the game), once."""
+    ctx = _ctx(app, client)
+    claimed_first = 0
+    for turn in range(200):
+        now = position(app, ctx.game_id)
+        if now.status != "active":
+            break
+        mover = now.to_move
+        other = next(s for s in ADDRESSES if s != mover)
+        words = ("Good play!", "See you Friday")[turn % 2]
+        raw = reply_bytes(ctx.row(mover), f"{words}\n{turn_text(now.state)}")
+        assert ctx.receive(Inbound(raw)) is Outcome.APPLIED
+        if position(app, ctx.game_id).to_move == mover:
+            continue  # the turn goes on (a Scout's draws): its receipt asks for the rest
+        told = ctx.row(other)
+        assert told.kind in ("your_turn", "game_over"), told.kind
+        assert told.text_body.count(f"  | {words}") == 1, (turn, told.text_body)
+        claimed_first += "automatic claims" in told.text_body
+    assert claimed_first, "no turn began with automatic claims"
+
+
 def test_a_replys_message_is_kept_as_typed(app: Flask, client: FlaskClient) -> None:
     """The reader compares full-width marks and letters as ASCII; the message keeps them."""
     ctx = _ctx(app, client)
@@ -375,29 +401,3 @@ def test_the_last_words_of_a_game_reach_the_other_seat_in_the_game_over_email(
         assert "Well played, <b>GG</b>" in other.text_body
         assert "Well played, &lt;b&gt;GG&lt;/b&gt;" in other.mime
         assert "Well played" not in mover.text_body
-
-
-def test_what_was_said_reaches_a_player_whose_turn_began_with_automatic_claims(
-    app: Flask, client: FlaskClient
-) -> None:
-    """Claims made for a player at the start of their turn are no turn of theirs: the words
-    the other seat said before them are in that turn's email (or the game-over email if the
-    claims end the game), once."""
-    ctx = _ctx(app, client)
-    claimed_first = 0
-    for turn in range(200):
-        now = position(app, ctx.game_id)
-        if now.status != "active":
-            break
-        mover = now.to_move
-        other = next(s for s in ADDRESSES if s != mover)
-        words = ("Good play!", "See you Friday")[turn % 2]
-        raw = reply_bytes(ctx.row(mover), f"{words}\n{turn_text(now.state)}")
-        assert ctx.receive(Inbound(raw)) is Outcome.APPLIED
-        if position(app, ctx.game_id).to_move == mover:
-            continue  # the turn goes on (a Scout's draws): its receipt asks for the rest
-        told = ctx.row(other)
-        assert told.kind in ("your_turn", "game_over"), told.kind
-        assert told.text_body.count(f"  | {words}") == 1, (turn, told.text_body)
-        claimed_first += "automatic claims" in told.text_body
-    assert claimed_first, "no turn began with automatic claims"
