@@ -15,6 +15,9 @@ side by side in one run, requests per second and p50/p99 latency of
 - ``lobby``: ``GET /lobby``, one page of the open challenges (one challenge per game stored,
   posted by its seat A: as many challenges as games, twice as many players), unfiltered, by
   variant, by variant and days, and an older page (``before=``),
+- ``players``: ``GET /players/<name>``, the player page of a random player (every stored player
+  has a public name, two per game: 200,000 players beside 100,000 games; every other game is
+  public, so half the pages list a game; ``bench.player_pages``),
 
 with 1,000 and then with 100,000 games stored. The load generator is ``wrk`` (Debian's package,
 ``apt-get install -y wrk``) with a Lua script that walks a list of requests; its own CPU use is
@@ -72,6 +75,7 @@ from aiosmtpd.handlers import Sink
 import engine
 from bench import ROOT
 from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
+from bench.player_pages import name_players, player_requests
 from bench.report import arguments, json_line
 from service import create_app, tokens
 from service.db import get_engine, session_scope, upgrade_schema
@@ -87,8 +91,10 @@ TEMPLATES = 8
 """Real games played through the service; every other game is a copy of one of them."""
 SIZES = (1_000, 100_000)
 WARM_UP_POSTS = 64
-ENDPOINTS = ("healthz", "private", "public-early", "public-late", "move", "lobby")
-AIMS = {"private": 12, "public-early": 12, "public-late": 12, "move": 25, "lobby": 12}
+ENDPOINTS = ("healthz", "private", "public-early", "public-late", "move", "lobby", "players")
+AIMS = {
+    "private": 12, "public-early": 12, "public-late": 12, "move": 25, "lobby": 12, "players": 12,
+}  # fmt: skip
 """The most server CPU per request each endpoint may cost, as a multiple of ``healthz``."""
 P99_AIM = 1.3
 """p99 at 100,000 games at most this multiple of p99 at 1,000 games."""
@@ -259,7 +265,8 @@ def copy_games(
     template_of = f"({ids})[g % {len(templates)} + 1]"
     series = f"generate_series({first}, {last}) AS g"
     game_cols = columns(db, "games", {"id", "public_id"})
-    player_cols = columns(db, "players", {"id", "email"})
+    # A copy has no public name of its template's: keys are unique (``bench.player_pages``).
+    player_cols = columns(db, "players", {"id", "email", "name_key"})
     seat_cols = columns(db, "seats", {"id", "game_id", "player_id"})
     move_cols = columns(db, "moves", {"id", "game_id"})
     snap_cols = columns(db, "snapshots", {"id", "game_id"})
@@ -621,9 +628,12 @@ def main() -> None:
             start = time.perf_counter()
             copy_games(db, templates, stored + 1, size)
             seed_challenges(db, stored + 1, size)
+            named = name_players(db)
             stored = size
+            row = db.execute("SELECT count(*) FROM players").fetchone()
             print(
-                f"{size:,} games stored (copied in {time.perf_counter() - start:.1f} s)",
+                f"{size:,} games stored (copied in {time.perf_counter() - start:.1f} s), "
+                f"{row[0] if row else 0:,} players ({named:,} named now)",
                 file=progress,
             )
             row = db.execute("SELECT max(id) FROM moves").fetchone()
@@ -662,6 +672,7 @@ def main() -> None:
             pages = (
                 ("private", private), ("public-early", early), ("public-late", late),
                 ("lobby", lobby_requests(db, Random(size))),
+                ("players", player_requests(db, Random(size))),
             )  # fmt: skip
             for name, lines in pages:
                 if name not in only:

@@ -230,6 +230,31 @@ def own_words(text: str) -> str:
     return ""
 
 
+def as_typed(message: email.message.Message, words: str) -> str:
+    """``words`` (``words_to_read``: lines of the reply, normalised) with each line as the player
+    typed it, so that their message keeps its full-width marks and letters; a line not found
+    in the reply's text (the Subject's) stays as it is."""
+    text = body_text(message)
+    return as_written(words, normalised(text).split("\n"), text.split("\n"))
+
+
+def as_written(body: str, lines: list[str], written: list[str]) -> str:
+    """``body``, lines of the normalised ``lines`` in order, with each line as written (the
+    same lines before ``normalised``); a line not found among them stays as it is."""
+    if len(lines) != len(written):
+        return body
+    found: list[str] = []
+    at = 0
+    for line in body.split("\n"):
+        index = next((i for i in range(at, len(lines)) if lines[i].strip() == line.strip()), None)
+        if index is None or not line.strip():
+            found.append(line)
+            continue
+        found.append(written[index].strip() if line == line.strip() else written[index])
+        at = index + 1
+    return "\n".join(found)
+
+
 def written_text(message: email.message.Message) -> str:
     """What the player wrote in a reply: the text (or HTML) body without the quoted email, the
     quote headers and the signature."""

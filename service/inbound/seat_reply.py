@@ -19,7 +19,7 @@ from service.i18n import LANGUAGE_CODES, checked_language, recipient_language
 from service.inbound import confirm, headers, loops
 from service.inbound.authentication import Verdict
 from service.inbound.outcomes import Outcome, Received
-from service.inbound.reply_text import words_to_read
+from service.inbound.reply_text import as_typed, words_to_read
 from service.models import Game, GameStatus, InboundMessage, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
@@ -176,7 +176,7 @@ def _play_words(
             reason = _("Part of it cannot be played now, so none of it was played.")
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
-    said, message_note = _message_of(text, reading, state.ruleset)
+    said, message_note = _message_of(as_typed(message, text), reading, state.ruleset)
     if not verdict.authenticated:
         row.held_message = said or None
         asked = confirm.hold(

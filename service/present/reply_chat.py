@@ -1,8 +1,9 @@
 """The message in a reply by email: the words that are no move (``Reading.chat``: greetings,
 remarks, questions), as the player wrote them, for the other seats.
 
-A sentence that is all chat is kept whole, its punctuation with it (``Nice play on flag 2!``);
-of a sentence that holds moves too, only its chat parts are kept. Pure: no database, no app.
+A sentence that is all chat is kept whole and as written, its punctuation with it (``Nice play
+on flag 2!``, 「いい手ですね！」 with its full-width mark, which the reader compares as ``!``); of a
+sentence that holds moves too, only its chat parts are kept. Pure: no database, no app.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections import Counter
 
 import engine
 from service.players.models import MESSAGE_MAX_CHARS
-from service.present.reply_parts import sentences, split_parts
+from service.present.reply_parts import SENTENCES, split_parts
 from service.present.reply_reading import Reading
 from service.present.reply_words import normalised
 
@@ -24,7 +25,9 @@ def chat_message(text: str, reading: Reading, ruleset: engine.Ruleset) -> str:
     if not chat:
         return ""
     lines: list[list[str]] = [[]]
-    for sentence, _question in sentences(normalised(text)):
+    for sentence, written in as_written(text):
+        if not sentence.strip():
+            continue
         kept: list[str] = []
         parts = split_parts(sentence, ruleset)
         for part in parts:
@@ -32,13 +35,43 @@ def chat_message(text: str, reading: Reading, ruleset: engine.Ruleset) -> str:
                 chat[part] -= 1
                 kept.append(part)
         if kept and len(kept) == len(parts):
-            lines[-1].append(sentence.strip())
+            lines[-1].append(written.strip())
         elif kept:
             lines[-1].append(", ".join(kept))
         if "\n" in sentence and lines[-1]:
             lines.append([])
     said = "\n".join(" ".join(line) for line in lines if line)
     return said.strip()
+
+
+LONGEST_FOUND = 1000
+"""A sentence longer than this is not looked for as written (nor those after it)."""
+
+
+def as_written(text: str) -> list[tuple[str, str]]:
+    """The sentences of ``normalised(text)`` as the reader cuts them, each with the same words as
+    written in ``text``; the normalised ones from where they cannot be found (a normalised
+    sentence that no stretch of ``text`` gives)."""
+    found: list[tuple[str, str]] = []
+    start: int | None = 0
+    for match in SENTENCES.finditer(normalised(text)):
+        sentence = match.group(0)
+        end = None if start is None else _written_end(text, start, sentence)
+        found.append((sentence, sentence if start is None or end is None else text[start:end]))
+        start = end
+    return found
+
+
+def _written_end(text: str, start: int, sentence: str) -> int | None:
+    """Where the stretch of ``text`` from ``start`` ends that normalises to ``sentence``: looked
+    for first where as long (most characters are their own normal form), then further away."""
+    if len(sentence) > LONGEST_FOUND:
+        return None
+    for shift in range(len(sentence) + 1):
+        for end in {start + len(sentence) + shift, start + len(sentence) - shift}:
+            if start <= end <= len(text) and normalised(text[start:end]) == sentence:
+                return end
+    return None
 
 
 def too_long(message: str) -> bool:

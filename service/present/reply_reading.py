@@ -43,7 +43,7 @@ from engine import Action
 from engine.cards import is_troop, troop_parts
 from service.engine_words import engine_error_sentence
 from service.present.choices import move_code
-from service.present.reply_parts import sentences, split_parts
+from service.present.reply_parts import is_code, sentences, split_parts
 from service.present.reply_wanted import (
     Wanted,
     another_claim,
@@ -53,7 +53,7 @@ from service.present.reply_wanted import (
     merge_returns,
     wanted,
 )
-from service.present.reply_words import normalised
+from service.present.reply_words import normalised, tokens_of
 from service.present.translated import _
 
 MAX_PARTS = 12
@@ -157,17 +157,27 @@ def read_words(text: str, ruleset: engine.Ruleset) -> tuple[list[Wanted], list[s
     for sentence, question in sentences(normalised(text)):
         parts = [(words, wanted(words, ruleset)) for words in split_parts(sentence, ruleset)]
         chatty = question and any(seen is None or seen.strangers for _words, seen in parts)
-        for words, seen in parts:
-            if not chatty and (claims := listed_claims(words)):
+        # "R3>1 troops Friday at 3?": the codes that begin a question are still moves (not
+        # those after its first other words: "R7>3 or R7>4?" asks).
+        leading = 0
+        while leading < len(parts) and _only_codes(parts[leading][0], ruleset):
+            leading += 1
+        for index, (words, seen) in enumerate(parts):
+            chatty_part = chatty and index >= leading
+            if not chatty_part and (claims := listed_claims(words)):
                 found += claims
                 continue
-            if seen is None and found and found[-1].action is Action.CLAIM and not chatty:
+            if seen is None and found and found[-1].action is Action.CLAIM and not chatty_part:
                 seen = another_claim(words)  # "claim 3 and 5"
-            if seen is None or chatty or is_remark(seen):
+            if seen is None or chatty_part or is_remark(seen):
                 chat.append(words)
             else:
                 found.append(seen)
     return [again for seen in merge_returns(found) for again in [seen] * seen.times], chat
+
+
+def _only_codes(words: str, ruleset: engine.Ruleset) -> bool:
+    return all(is_code(word, ruleset) for word in tokens_of(words))
 
 
 def _already_claimed(state: engine.GameState, seat: str, seen: Wanted) -> str | None:

@@ -120,3 +120,11 @@ def tokens_of(text: str) -> list[str]:
         return reader_words(text)
     words = _TOKEN.findall(re.sub(r"\s*([>@])\s*", r"\1", text))
     return [w for w in (word.strip("'") for word in words) if w]
+
+
+def written_from(text: str, index: int) -> str:
+    """``text`` (not Japanese) from its word ``index`` of ``tokens_of`` on, as written: its
+    punctuation kept (``Take care :-)``)."""
+    joined = re.sub(r"\s*([>@])\s*", r"\1", text)
+    starts = [m.start() for m in _TOKEN.finditer(joined) if m.group(0).strip("'")]
+    return joined[starts[index] :].strip()

@@ -1,7 +1,11 @@
 """The messages another seat's players said since a reader's last turn, as an email shows them
 (``service.players.messages`` decides who may read what): each with the name of whoever said
 it, its text as written (templates escape it; no link in it is made a link), and its plain-text
-lines, quoted."""
+lines, quoted.
+
+A reader's last turn ends with their last entry that is no claim: the claims made for them at the
+start of this turn (the advanced rule's automatic claims) come after the others' words and before
+the email that must carry them; under the standard rule a turn's claims follow its own moves."""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from sqlmodel import Session, col, select
 from service.models import MoveEntry, Player
 from service.players.messages import messages_for
 from service.present.plain_text import wrap
+
+CLAIM_WORD = "claim"
+"""A claim's entry in the move log is ``"A: claim 3"`` (docs/formats.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +40,9 @@ def said_since_last_turn(
     """What the other seats said to ``reader`` (at ``seat``) since ``seat`` last moved."""
     last = session.exec(
         select(func.max(MoveEntry.ply)).where(
-            col(MoveEntry.game_id) == game_id, col(MoveEntry.seat) == seat
+            col(MoveEntry.game_id) == game_id,
+            col(MoveEntry.seat) == seat,
+            col(MoveEntry.notation).not_like(f"{seat}: {CLAIM_WORD} %"),
         )
     ).first()
     since = 0 if last is None else last + 1

@@ -54,6 +54,46 @@ def test_the_chat_of_a_reply_is_its_message_in_its_own_words() -> None:
     assert said == "Nice play on flag 2! Is flag 7 really still open?\nSee you Friday"
     assert _chat_of(turn) == ""
     assert _chat_of(f"よろしくお願いします。\n{turn}") == "よろしくお願いします。"
+    # As written: the reader compares full-width marks and letters as ASCII, the message keeps them.
+    assert _chat_of(f"いい手ですね！\n{turn}") == "いい手ですね！"
+    assert _chat_of(f"{turn}\nＧＧ！　また明日？\nｶﾞﾝﾊﾞﾘﾏｽ") == "ＧＧ！ また明日？\nｶﾞﾝﾊﾞﾘﾏｽ"
+
+
+def test_chat_on_the_line_of_a_turns_codes_is_the_message_and_the_codes_are_played() -> None:
+    """Words that follow a turn written in codes on the same line (``R3>1 troops Good play!``)
+    are what the player said: not swallowed by the draw, not cut at a verb."""
+    state = _opening()
+    turn = turn_text(state)
+    play = turn.split()[0]
+    for words, said in (
+        ("Good play!", "Good play"),
+        ("See you Friday", "See you Friday"),
+        ("Well played, see you next time", "Well played, see you next time"),
+        ("Cheers, Alice", "Cheers, Alice"),
+        ("Take care :-)", "Take care :-)"),
+        ("I'm in Tokyo next week", "I'm in Tokyo next week"),
+        ("Two more flags to go", "Two more flags to go"),
+        ("よろしくお願いします。", "よろしくお願いします"),
+        ("Friday at 3?", "Friday at 3"),
+    ):
+        text = f"{turn} {words}"
+        reading = read_turn(text, state, state.to_move)
+        assert reading.playable, (text, reading.problem)
+        assert [m.action_text() for m in reading.moves][-1].endswith(turn.split()[-1]), text
+        assert len(reading.moves) == len(turn.split()), text
+        assert chat_message(text, reading, BATTLELINE) == said, text
+    # A question that names moves after its first words asks; it plays nothing.
+    assert not read_turn(f"{play} or {play[:-1]}2?", state, state.to_move).moves
+    # In Japanese, the words after a whole move and a space.
+    text = "赤3をフラッグ1に出して部隊カードを引く よろしく"
+    reading = read_turn(text, state, state.to_move)
+    assert reading.playable and len(reading.moves) == 2, reading
+    assert chat_message(text, reading, BATTLELINE) == "よろしく"
+    # The words that go on with a code stay with its move.
+    for text in (f"{play} draw from the troops deck please", f"{play} troops card now"):
+        reading = read_turn(text, state, state.to_move)
+        assert [m.action_text() for m in reading.moves] == [play, "draw troops"], text
+        assert chat_message(text, reading, BATTLELINE) == "", text
 
 
 def _ctx(app: Flask, client: FlaskClient) -> Ctx:
@@ -111,6 +151,41 @@ def test_a_replys_chat_is_played_around_and_reaches_the_other_seat_once(
     for path in (f"/games/{public_id}", f"/games/{public_id}/record.json"):
         public = client.get(path).get_data(as_text=True)
         assert "Nice play" not in public and "Friday" not in public, path
+
+
+def test_what_was_said_reaches_a_player_whose_turn_began_with_automatic_claims(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Claims made for a player at the start of their turn are no turn of theirs: the words
+    the other seat said before them are in that turn's email (or the game-over email if the
+    claims end the game), once."""
+    ctx = _ctx(app, client)
+    claimed_first = 0
+    for turn in range(200):
+        now = position(app, ctx.game_id)
+        if now.status != "active":
+            break
+        mover = now.to_move
+        other = next(s for s in ADDRESSES if s != mover)
+        words = ("Good play!", "See you Friday")[turn % 2]
+        raw = reply_bytes(ctx.row(mover), f"{words}\n{turn_text(now.state)}")
+        assert ctx.receive(Inbound(raw)) is Outcome.APPLIED
+        if position(app, ctx.game_id).to_move == mover:
+            continue  # the turn goes on (a Scout's draws): its receipt asks for the rest
+        told = ctx.row(other)
+        assert told.kind in ("your_turn", "game_over"), told.kind
+        assert told.text_body.count(f"  | {words}") == 1, (turn, told.text_body)
+        claimed_first += "automatic claims" in told.text_body
+    assert claimed_first, "no turn began with automatic claims"
+
+
+def test_a_replys_message_is_kept_as_typed(app: Flask, client: FlaskClient) -> None:
+    """The reader compares full-width marks and letters as ASCII; the message keeps them."""
+    ctx = _ctx(app, client)
+    text = f"いい手ですね！\n{ctx.turn()}\nＧＧ"
+    assert ctx.receive(ctx.reply(text)) is Outcome.APPLIED
+    (message,) = _messages(app, ctx.game_id)
+    assert message.body == "いい手ですね！\nＧＧ"
 
 
 def test_a_reply_whose_chat_is_too_long_plays_the_moves_and_says_the_message_was_not_sent(
