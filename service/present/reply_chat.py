@@ -9,6 +9,7 @@ sentence that holds moves too, only its chat parts are kept. Pure: no database, 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import engine
 from service.players.models import MESSAGE_MAX_CHARS
@@ -46,30 +47,48 @@ def chat_message(text: str, reading: Reading, ruleset: engine.Ruleset) -> str:
 
 LONGEST_FOUND = 1000
 """A sentence longer than this is not looked for as written (nor those after it)."""
+WRITTEN_WORK_PER_CHAR = 20
+WRITTEN_WORK_MIN = 200_000
+"""``as_written`` normalises at most this many characters, plus ``WRITTEN_WORK_PER_CHAR`` for
+each character of the reply, in all: then the rest of the sentences go as normalised. Finding a
+sentence far from where its normalised length says costs work in the square of its length, and
+a reply's size is chosen by whoever sends it."""
+
+
+@dataclass
+class _Budget:
+    left: int
 
 
 def as_written(text: str) -> list[tuple[str, str]]:
     """The sentences of ``normalised(text)`` as the reader cuts them, each with the same words as
     written in ``text``; the normalised ones from where they cannot be found (a normalised
-    sentence that no stretch of ``text`` gives)."""
+    sentence that no stretch of ``text`` gives, or the work allowed is spent)."""
     found: list[tuple[str, str]] = []
     start: int | None = 0
+    budget = _Budget(WRITTEN_WORK_MIN + WRITTEN_WORK_PER_CHAR * len(text))
     for match in SENTENCES.finditer(normalised(text)):
         sentence = match.group(0)
-        end = None if start is None else _written_end(text, start, sentence)
+        end = None if start is None else _written_end(text, start, sentence, budget)
         found.append((sentence, sentence if start is None or end is None else text[start:end]))
         start = end
     return found
 
 
-def _written_end(text: str, start: int, sentence: str) -> int | None:
+def _written_end(text: str, start: int, sentence: str, budget: _Budget) -> int | None:
     """Where the stretch of ``text`` from ``start`` ends that normalises to ``sentence``: looked
-    for first where as long (most characters are their own normal form), then further away."""
+    for first where as long (most characters are their own normal form), then further away;
+    None when not found within the ``budget`` of characters to normalise."""
     if len(sentence) > LONGEST_FOUND:
         return None
     for shift in range(len(sentence) + 1):
         for end in {start + len(sentence) + shift, start + len(sentence) - shift}:
-            if start <= end <= len(text) and normalised(text[start:end]) == sentence:
+            if not start <= end <= len(text):
+                continue
+            budget.left -= end - start
+            if budget.left < 0:
+                return None
+            if normalised(text[start:end]) == sentence:
                 return end
     return None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email.utils
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import col, select
@@ -441,3 +442,28 @@ def test_a_message_is_plain_text_and_its_senders_real_name_is_the_link(
     for target in ("evil.example", "/players/Bobby", "mailto:"):
         assert f'href="{target}' not in page and f'href="http://{target}' not in page
     assert not re.search(r'href="[^"]*(evil|Bobby)', page), page
+
+
+def test_finding_a_replys_words_as_written_costs_work_in_proportion_to_its_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply's sentences are found as typed by normalising stretches of it; a reply made of
+    long sentences strewn with invisible characters (each found only far from where its
+    normalised length says) must not cost work in the square of its length: an email costs the
+    service at most a bounded multiple of its size."""
+    from service.present import reply_chat
+
+    work = [0]
+    real = reply_chat.normalised
+
+    def counted(text: str) -> str:
+        work[0] += len(text)
+        return real(text)
+
+    monkeypatch.setattr(reply_chat, "normalised", counted)
+    text = ("a\u200b" * 900 + ". ") * 20
+    found = reply_chat.as_written(text)
+    assert [sentence.strip() for sentence, _ in found][:2] == ["a" * 900 + "."] * 2
+    # The whole reply normalised once, then the stretches within the budget.
+    most = len(text) + reply_chat.WRITTEN_WORK_PER_CHAR * len(text) + reply_chat.WRITTEN_WORK_MIN
+    assert work[0] <= most
