@@ -205,9 +205,16 @@ def render_email(kind: MailKind, context: Mapping[str, Any]) -> tuple[str, str]:
     the text's lines fit 78 columns (``fit_lines``)."""
     text = fit_lines(render_template(f"email/{kind.value}.txt", **context))
     html = render_template(f"email/{kind.value}.html", **context)
-    # Characters beyond ASCII as HTML references: the part then goes as 7bit, not base64 (a
-    # third larger), and reads the same.
-    return text.strip() + "\n", html.encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return text.strip() + "\n", html_for_the_wire(html)
+
+
+def html_for_the_wire(html: str) -> str:
+    """``html`` with its characters beyond ASCII as HTML references when that is the smaller
+    email: the part then goes as 7bit rather than base64, which takes a third more than the
+    UTF-8 bytes. A reference takes 7 or 8 bytes for a character of 2 or 3 in UTF-8, so a part
+    mostly in Japanese stays UTF-8."""
+    referenced = html.encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return referenced if len(referenced) <= len(html.encode("utf-8")) * 4 / 3 else html
 
 
 def queue_email(

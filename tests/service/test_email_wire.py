@@ -22,6 +22,7 @@ from service.games.loaded import NO_SNAPSHOTS, LoadedGame
 from service.models import Game, Player
 from service.outbox import MailKind, queue_email
 from service.outbox.mime import build_mime
+from service.outbox.queue import html_for_the_wire
 from service.player_fields import MAX_NAME_LENGTH, check_name
 
 
@@ -148,3 +149,17 @@ def test_every_accepted_name_reads_back_as_one_address(typed: str) -> None:
 
 def _spaced(text: str) -> str:
     return re.sub(r" +", " ", text)
+
+
+def test_an_html_part_goes_the_smaller_way() -> None:
+    """A few characters beyond ASCII go as references (a 7bit part); a part mostly in Japanese
+    goes as UTF-8 in base64, half the size of its references."""
+    french = "<p>Déjà vu, Zoë: your turn in game 12, with every legal move linked.</p>"
+    referenced = french.replace("é", "&#233;").replace("à", "&#224;").replace("ë", "&#235;")
+    assert html_for_the_wire(french) == referenced
+    japanese = "<p>あなたの手番です。フラッグ3に赤7を出しました。</p>" * 20
+    assert html_for_the_wire(japanese) == japanese
+    sent = wire(html=html_for_the_wire(japanese)).get_body(preferencelist=("html",))
+    assert sent is not None and sent["Content-Transfer-Encoding"] == "base64"
+    as_references = wire(html=japanese.encode("ascii", "xmlcharrefreplace").decode("ascii"))
+    assert len(sent.as_bytes()) < len(as_references.as_bytes()) * 0.6
