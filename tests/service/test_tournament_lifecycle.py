@@ -13,7 +13,7 @@ from sqlmodel import select
 import tournaments
 from service.db import session_scope
 from service.models import Game, GameStatus, Seat
-from service.tournaments import lifecycle, results
+from service.tournaments import beat, lifecycle, results
 from service.tournaments.models import TournamentKind, TournamentStatus
 from tests.service.tournament_helpers import (
     START,
@@ -143,3 +143,16 @@ def test_leaving_before_the_start_frees_the_place(app: Flask) -> None:
     start(app, tid)
     assert len(links(app, tid)) == 3
     assert _seat_of(app, links(app, tid)[0].game_id or 0, links(app, tid)[0].first_id) == "A"
+
+
+def test_the_beat_starts_a_due_tournament_once_and_waits_on_too_few(app: Flask) -> None:
+    ids = players(app, 4)
+    ready = make(app, ids[:3], ids[0])
+    waiting = make(app, ids[:2], ids[0])
+    with app.app_context():
+        assert beat.sweep(START - timedelta(seconds=1)).started == []
+        report = beat.sweep(START)
+        assert report.started == [ready] and report.not_started == [waiting]
+        assert beat.sweep(START).started == []
+    assert len(links(app, ready)) == 3
+    assert tournament(app, waiting).status == TournamentStatus.ENTERING
