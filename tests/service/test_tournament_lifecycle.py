@@ -4,7 +4,7 @@ round deadlines adjudicated, standings equal to a recomputation from the games."
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import combinations
 
 from flask import Flask
@@ -12,8 +12,8 @@ from sqlmodel import select
 
 import tournaments
 from service.db import session_scope
-from service.models import Game, GameStatus, Seat
-from service.tournaments import beat, lifecycle, results
+from service.models import Game, GameStatus, Player, Seat
+from service.tournaments import beat, lifecycle, pause, results
 from service.tournaments.models import TournamentKind, TournamentStatus
 from tests.service.tournament_helpers import (
     START,
@@ -156,3 +156,34 @@ def test_the_beat_starts_a_due_tournament_once_and_waits_on_too_few(app: Flask) 
         assert beat.sweep(START).started == []
     assert len(links(app, ready)) == 3
     assert tournament(app, waiting).status == TournamentStatus.ENTERING
+
+
+def test_a_pause_stops_every_clock_and_the_resumption_moves_them_on(app: Flask) -> None:
+    ids = players(app, 3)
+    tid = make(app, ids, ids[0])
+    start(app, tid)
+    game_ids = open_games(app, tid)
+
+    def clocks() -> list[tuple[object, object]]:
+        with app.app_context(), session_scope() as session:
+            rows = [session.get(Game, g) for g in game_ids]
+            return [(g.deadline, g.next_check_at) for g in rows if g is not None]
+
+    before = clocks()
+    moment = START + timedelta(days=1)
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        pause.pause(session, tid, organiser, moment)
+    assert all(check is None for _, check in clocks())
+    with app.app_context(), session_scope() as session:
+        assert results.due_tournaments(session, moment + timedelta(days=400)) == []
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        pause.resume(session, tid, organiser, moment + timedelta(days=5))
+    after = clocks()
+    for (old, _), (new, check) in zip(before, after, strict=True):
+        assert isinstance(old, datetime) and isinstance(new, datetime)
+        assert new - old == timedelta(days=5)
+        assert check == moment + timedelta(days=5)
