@@ -77,6 +77,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.present.board import board_html
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
     from service.ratings import record as rating_record
+    from service.tournaments import bp as tournaments_bp
     from service.tournaments import results as tournament_results
 
     templating.init_app(app)
@@ -97,6 +98,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(play_bp)
     app.register_blueprint(history_bp)
     app.register_blueprint(people_bp)
+    app.register_blueprint(tournaments_bp)
     app.register_blueprint(health.bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
