@@ -17,6 +17,7 @@ from service.games.rows import new_game
 from service.games.state import deal_game
 from service.models import Seat, Visibility
 from service.present import emails as mail_emails
+from service.tournaments.emails import queue_over, queue_round
 from service.tournaments.models import (
     Tournament,
     TournamentGame,
@@ -86,6 +87,8 @@ def deal_section(session: Session, tournament: Tournament, players: tuple[int, .
         deal_pairing(session, tournament, pairing)
     tournament.current_round = table.rounds
     session.add(tournament)
+    session.flush()
+    queue_round(session, tournament, None)
 
 
 def deal_swiss_round(session: Session, tournament: Tournament, number: int) -> bool:
@@ -117,6 +120,7 @@ def deal_swiss_round(session: Session, tournament: Tournament, number: int) -> b
     tournament.current_round = number
     session.add(tournament)
     session.flush()
+    queue_round(session, tournament, number)
     return True
 
 
@@ -125,6 +129,7 @@ def finish(session: Session, tournament: Tournament) -> None:
     tournament.finished_at = now()
     session.add(tournament)
     session.flush()
+    queue_over(session, tournament)
 
 
 def advance(session: Session, tournament: Tournament) -> None:

@@ -23,6 +23,7 @@ from service.models import Game, GameStatus, Player
 from service.ratings.models import Rating
 from service.ratings.pools import POOL_OF_RULESET
 from service.tournaments.dealing import advance, deal_section, deal_swiss_round, finish, now
+from service.tournaments.emails import queue_entered
 from service.tournaments.models import (
     Entrant,
     Entry,
@@ -129,6 +130,7 @@ def enter(session: Session, tournament_id: int, player: Player) -> Entrant:
     entrant = Entrant(tournament_id=tournament_id, player_id=player.id, start_rating=rating)
     session.add(entrant)
     session.flush()
+    queue_entered(session, tournament, player)
     return entrant
 
 
