@@ -63,6 +63,8 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
         sign_in_as(app, other, email, name)
         assert other.post(f"{url}/enter").status_code == 303
     assert client.post(f"{url}/start").status_code == 303
+    mine = client.get("/me").get_data(as_text=True)
+    assert mine.count("Tournament: 冬の大会, round") == 2  # Alice's two games of the section
     page = client.get(url).get_data(as_text=True)
     assert "Standings" in page and "Crosstable" in page and "/games/" in page
     for game_id in open_games(app, tid):
