@@ -19,7 +19,7 @@ import engine
 import tournaments
 from service.games.rows import lock_game
 from service.games.state import apply_moves
-from service.models import Game, GameStatus, Player
+from service.models import GameStatus, Player
 from service.ratings.models import Rating
 from service.ratings.pools import POOL_OF_RULESET
 from service.tournaments.dealing import advance, deal_section, deal_swiss_round, finish, now
@@ -189,23 +189,32 @@ def start(session: Session, tournament_id: int, by: Player | None = None) -> Tou
     return tournament
 
 
+def _open_links(session: Session, tournament_id: int, player_id: int) -> list[TournamentGame]:
+    """The player's pairings without a result, read afresh."""
+    return list(
+        session.exec(
+            select(TournamentGame)
+            .where(
+                TournamentGame.tournament_id == tournament_id,
+                col(TournamentGame.outcome).is_(None),
+                sa.or_(
+                    col(TournamentGame.first_id) == player_id,
+                    col(TournamentGame.second_id) == player_id,
+                ),
+            )
+            .order_by(col(TournamentGame.game_id))
+            .execution_options(populate_existing=True)
+        ).all()
+    )
+
+
 def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetime) -> None:
     """The player leaves a started tournament: their finished games stand, every unfinished one
     is forfeited (the game resigned for them), and they are paired no more. Before the start it
     is ``leave``. Raises TournamentRefusal (404: not an entrant; 409: withdrawn already)."""
-    open_links = session.exec(
-        select(TournamentGame).where(
-            TournamentGame.tournament_id == tournament_id,
-            col(TournamentGame.outcome).is_(None),
-            sa.or_(
-                col(TournamentGame.first_id) == player_id,
-                col(TournamentGame.second_id) == player_id,
-            ),
-        )
-    ).all()
-    game_ids = sorted(link.game_id for link in open_links if link.game_id is not None)
-    for game_id in game_ids:  # games before the tournament, as the listener locks them
-        lock_game(session, game_id)
+    for link in _open_links(session, tournament_id, player_id):
+        if link.game_id is not None:  # games before the tournament, as the listener locks them
+            lock_game(session, link.game_id)
     tournament = lock(session, tournament_id)
     if tournament.status == TournamentStatus.ENTERING:
         leave(session, tournament_id, player_id)
@@ -216,9 +225,9 @@ def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetim
     entrant.withdrawn_at = now_
     session.add(entrant)
     forfeits: list[tuple[int, str]] = []
-    for link in open_links:
-        session.refresh(link)
-        if link.outcome is not None or link.second_id is None:
+    # Read again under the lock: a round dealt meanwhile has its games too (locked when resigned).
+    for link in _open_links(session, tournament_id, player_id):
+        if link.second_id is None:
             continue
         first = link.first_id == player_id
         result = tournaments.forfeit_result(link.round, link.first_id, link.second_id, player_id)
@@ -229,8 +238,7 @@ def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetim
             forfeits.append((link.game_id, first_seat if first else second_seat))
     session.flush()
     for game_id, seat in forfeits:
-        game = session.get(Game, game_id)
-        assert game is not None
+        game = lock_game(session, game_id)
         if game.status == GameStatus.ACTIVE:
             apply_moves(session, game_id, seat, game.ply, [engine.Action.RESIGN.value])
     advance(session, tournament)

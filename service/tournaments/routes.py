@@ -15,7 +15,7 @@ from service.db import read_scope, session_scope
 from service.models import Player
 from service.refusal import Refusal
 from service.signin import signed_in_player
-from service.tournaments import bp, lifecycle
+from service.tournaments import bp, lifecycle, pause
 from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
@@ -95,6 +95,12 @@ def _act(public_id: str, action: str) -> Response:
             lifecycle.enter(session, found.id, visitor)
         elif action == "withdraw":
             lifecycle.withdraw(session, found.id, visitor.id, clock.now())
+        elif action == "pause":
+            pause.pause(session, found.id, visitor, clock.now())
+        elif action == "resume":
+            pause.resume(session, found.id, visitor, clock.now())
+        elif action == "end":
+            lifecycle.end(session, found.id, visitor)
         else:
             lifecycle.start(session, found.id, visitor)
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
@@ -113,3 +119,20 @@ def withdraw_from_tournament(public_id: str) -> Response:
 @bp.post("/tournaments/<public_id>/start")
 def start_tournament(public_id: str) -> Response:
     return _act(public_id, "start")
+
+
+@bp.post("/tournaments/<public_id>/pause")
+def pause_tournament(public_id: str) -> Response:
+    """The organiser stops every clock of the tournament's games."""
+    return _act(public_id, "pause")
+
+
+@bp.post("/tournaments/<public_id>/resume")
+def resume_tournament(public_id: str) -> Response:
+    return _act(public_id, "resume")
+
+
+@bp.post("/tournaments/<public_id>/end")
+def end_tournament(public_id: str) -> Response:
+    """The organiser ends the tournament: no more rounds."""
+    return _act(public_id, "end")

@@ -187,3 +187,25 @@ def test_a_pause_stops_every_clock_and_the_resumption_moves_them_on(app: Flask) 
         assert isinstance(old, datetime) and isinstance(new, datetime)
         assert new - old == timedelta(days=5)
         assert check == moment + timedelta(days=5)
+
+
+def test_the_organiser_removes_a_player_and_ends_the_tournament(app: Flask) -> None:
+    ids = players(app, 5)
+    tid = make(app, ids[1:], ids[0])
+    start(app, tid)
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        lifecycle.remove_player(session, tid, ids[4], organiser)
+    removed = [r for r in links(app, tid) if ids[4] in (r.first_id, r.second_id)]
+    assert len(removed) == 3 and {r.finish for r in removed} == {"forfeit"}
+    assert len(open_games(app, tid)) == 3
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        lifecycle.end(session, tid, organiser)
+    assert tournament(app, tid).status == TournamentStatus.FINISHED
+    assert stored_standings(app, tid) == recomputed(app, tid)
+    # A game still open when the tournament ended keeps counting once it ends.
+    resign(app, open_games(app, tid)[0], "B")
+    assert stored_standings(app, tid) == recomputed(app, tid)

@@ -67,6 +67,11 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     assert mine.count("Tournament: 冬の大会, round") == 2  # Alice's two games of the section
     page = client.get(url).get_data(as_text=True)
     assert "Standings" in page and "Crosstable" in page and "/games/" in page
+    assert client.post(f"{url}/pause").status_code == 303
+    assert "Start the clocks again" in client.get(url).get_data(as_text=True)
+    assert_japanese(get_ja(app.test_client(), url), "a paused tournament")
+    assert client.post(f"{url}/pause").status_code == 409
+    assert client.post(f"{url}/resume").status_code == 303
     for game_id in open_games(app, tid):
         resign(app, game_id, "B")
     page = client.get(url).get_data(as_text=True)
