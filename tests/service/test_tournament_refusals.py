@@ -15,7 +15,16 @@ from service.models import Player
 from service.tournaments import lifecycle
 from service.tournaments.models import Entrant, Entry, Tournament, TournamentKind
 from service.tournaments.settings import TournamentRefusal
-from tests.service.tournament_helpers import START, links, make, players, settings, start
+from tests.service.tournament_helpers import (
+    START,
+    links,
+    make,
+    open_games,
+    players,
+    resign,
+    settings,
+    start,
+)
 
 
 def _count(app: Flask, table: type[Tournament] | type[Entrant]) -> int:
@@ -133,3 +142,31 @@ def test_two_entrants_racing_for_the_last_place_one_gets_it(app: Flask) -> None:
     assert not errors, errors
     assert sorted(outcomes) == ["409", "in"]
     assert _count(app, Entrant) == 3
+
+
+def test_the_last_two_games_of_a_round_ending_at_once_deal_the_next_round_once(
+    app: Flask,
+) -> None:
+    ids = players(app, 4)
+    tid = make(app, ids, ids[0], kind=TournamentKind.SWISS, rounds=2)
+    start(app, tid)
+    games = open_games(app, tid)
+    assert len(games) == 2
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def run(game_id: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            resign(app, game_id, "B")
+        except BaseException as error:  # reported in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(g,)) for g in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    second = [r for r in links(app, tid) if r.round == 2]
+    assert len(second) == 2 and len(open_games(app, tid)) == 2
