@@ -38,7 +38,8 @@ def _choice(form: MultiDict[str, str], name: str, kind: type[E]) -> E:
 
 
 def read_form(form: MultiDict[str, str]) -> TournamentSettings:
-    """The settings the form asks for. Raises TournamentRefusal (400)."""
+    """The settings the form asks for (tie-breaks left empty: the kind's default order). Raises
+    TournamentRefusal (400)."""
     if any(len(v) > MAX_FIELD for v in form.values()):
         raise TournamentRefusal(lazy_gettext("A field is too long."), 400)
     try:
@@ -54,6 +55,10 @@ def read_form(form: MultiDict[str, str]) -> TournamentSettings:
     if entry is Entry.RATING:
         rating_min = _whole(form, "rating_min", lazy_gettext("The lowest rating"))
         rating_max = _whole(form, "rating_max", lazy_gettext("The highest rating"))
+    chosen = [form.get(f"tie_break_{n}", "") for n in (1, 2, 3)]
+    tie_breaks = tuple(
+        _choice(MultiDict({"t": value}), "t", tournaments.TieBreak) for value in chosen if value
+    )
     return TournamentSettings(
         name=form.get("name", ""),
         kind=kind,
@@ -73,4 +78,5 @@ def read_form(form: MultiDict[str, str]) -> TournamentSettings:
         invited=invited,
         rating_min=rating_min,
         rating_max=rating_max,
+        tie_breaks=tie_breaks,
     )

@@ -65,6 +65,7 @@ def new_tournament() -> str:
         scorings=tuple(tournaments.Scoring),
         policies=tuple(tournaments.DeadlinePolicy),
         entries=tuple(Entry),
+        tie_breaks=tuple(tournaments.TieBreak),
         today=clock.now().date().isoformat(),
     )
 

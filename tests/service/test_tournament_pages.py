@@ -52,6 +52,8 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     sign_in_as(app, client, "alice@example.org")
     assert client.get("/tournaments/new").status_code == 200
     url = _created(app, client)
+    other_order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "sonneborn-berger"}
+    assert client.post("/tournaments", data=other_order).status_code == 400  # twice the same
     assert client.post(f"{url}/enter").status_code == 303
     assert "冬の大会" in client.get("/tournaments").get_data(as_text=True)
     with app.app_context(), session_scope() as session:
@@ -93,6 +95,7 @@ def test_bad_forms_and_actions_are_refused_and_change_nothing(
         ("starts_on", "tomorrow"),
         ("max_players", "99"),
         ("name", ""),
+        ("tie_break_1", "coin-toss"),
     ]:
         response = client.post("/tournaments", data={**FORM, field: value})
         assert response.status_code == 400, (field, response.status_code)
@@ -108,3 +111,14 @@ def test_bad_forms_and_actions_are_refused_and_change_nothing(
     assert client.post(f"/tournaments/{public_id}/enter").status_code == 409
     with app.app_context(), session_scope() as session:
         assert session.exec(select(func.count()).select_from(Entrant)).one() == 1
+
+
+def test_the_form_keeps_the_chosen_tie_break_order(app: Flask, client: FlaskClient) -> None:
+    sign_in_as(app, client, "alice@example.org")
+    order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "direct-encounter"}
+    assert client.post("/tournaments", data=order).status_code == 303
+    assert client.post("/tournaments", data=FORM).status_code == 303
+    with app.app_context(), session_scope() as session:
+        chosen, usual = session.exec(select(Tournament).order_by(Tournament.id)).all()  # type: ignore[arg-type]
+        assert chosen.tie_breaks == ["sonneborn-berger", "direct-encounter"]
+        assert usual.tie_breaks == ["direct-encounter", "sonneborn-berger"]
