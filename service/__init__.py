@@ -77,6 +77,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from service.present.board import board_html
     from service.present.move_buttons import card_play_html, redeploy_html, traitor_html
     from service.ratings import record as rating_record
+    from service.tournaments import bp as tournaments_bp
+    from service.tournaments import results as tournament_results
 
     templating.init_app(app)
     i18n.init_app(app)
@@ -96,12 +98,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(play_bp)
     app.register_blueprint(history_bp)
     app.register_blueprint(people_bp)
+    app.register_blueprint(tournaments_bp)
     app.register_blueprint(health.bp)
     app.cli.add_command(cli.db_cli)
     app.cli.add_command(games_cli)
     app.cli.add_command(moderation_cli)
     # Before the turn listeners (``init_mail``): the game-over email tells the rating change.
     rating_record.init_app(app)
+    tournament_results.init_app(app)
     init_mail(app)
     # Last: it limits the views registered above.
     limits.init_app(app)

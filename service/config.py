@@ -231,6 +231,7 @@ class InboundSettings(TypedDict):
     INBOUND_KEEP_DAYS: float
     INBOUND_PRUNE_EVERY_S: float
     CHALLENGE_RENEW_EVERY_S: float
+    TOURNAMENT_SWEEP_EVERY_S: float
     INBOUND_PRUNE_BATCH: int
     INBOUND_PRUNE_BATCHES_PER_RUN: int
     INBOUND_AUTHSERV_ID: str | None
@@ -272,6 +273,8 @@ def inbound_config_from_env(env: Mapping[str, str]) -> InboundSettings:
         "INBOUND_PRUNE_EVERY_S": float(env.get("INBOUND_PRUNE_EVERY_S", "3600")),
         # Kept-going standing requests whose game ended are posted again (service.lobby.automatch).
         "CHALLENGE_RENEW_EVERY_S": float(env.get("CHALLENGE_RENEW_EVERY_S", "300")),
+        # Tournaments due to start and round deadlines passed (service.tournaments.beat).
+        "TOURNAMENT_SWEEP_EVERY_S": float(env.get("TOURNAMENT_SWEEP_EVERY_S", "300")),
         "INBOUND_PRUNE_BATCH": int(env.get("INBOUND_PRUNE_BATCH", "500")),
         "INBOUND_PRUNE_BATCHES_PER_RUN": int(env.get("INBOUND_PRUNE_BATCHES_PER_RUN", "20")),
         # The authserv-id of our own receiving server: only its Authentication-Results count

@@ -46,6 +46,7 @@ from service.db import read_scope
 from service.lobby.automatch import renew_due
 from service.mail import delivery
 from service.models import utcnow
+from service.tournaments.beat import sweep as sweep_tournaments
 from service.turns.digest import send_digests
 from service.turns.scan import SCAN_TASK, due_games_query, scan_deadlines
 
@@ -175,15 +176,16 @@ mail_cli = AppGroup("mail", help="The outbox and the scheduled mail (embedded mo
 @mail_cli.command("sweep")
 def sweep_command() -> None:
     """Send what is unsent and do what is due now (deadlines, lost turn starts, digests, standing
-    requests)."""
+    requests, tournaments)."""
     report = scan_deadlines()
     digests = send_digests()
     renewed = renew_due()
+    tournaments = sweep_tournaments()
     # Every queued row, whatever its next attempt time: someone asked for it now.
     mail = delivery.sweep(due_by=utcnow() + timedelta(days=36500))
     click.echo(
         f"turns started {len(report.turns_started)}, games checked for deadlines "
         f"{len(report.checked)}, digests {len(digests)}, standing requests renewed "
-        f"{len(renewed.renewed)}; "
+        f"{len(renewed.renewed)}, tournaments started {len(tournaments.started)}; "
         f"emails sent {mail.sent}, failed {mail.failed}, to retry {mail.retry}"
     )

@@ -35,6 +35,8 @@ PRUNE_INBOUND_TASK = "worker.prune_inbound"
 models)."""
 RENEW_TASK = "worker.renew_standing_requests"
 """``service.lobby.automatch.RENEW_TASK``."""
+TOURNAMENT_TASK = "worker.sweep_tournaments"
+"""``service.tournaments.beat.SWEEP_TASK``."""
 START_TURN_TASK = "worker.start_turn"
 """``service.turns.start.START_TURN_TASK``."""
 CHECK_TASK = "worker.check_games"
@@ -59,6 +61,7 @@ TASK_QUEUES = {
     PRUNE_TASK: TURNS_QUEUE,
     PRUNE_INBOUND_TASK: TURNS_QUEUE,
     RENEW_TASK: TURNS_QUEUE,
+    TOURNAMENT_TASK: TURNS_QUEUE,
     COMPUTER_TURN_TASK: COMPUTER_QUEUE,
     COMPUTER_CHECK_TASK: COMPUTER_QUEUE,
 }
@@ -111,6 +114,7 @@ def celery_config(app: Flask) -> dict[str, Any]:
     prune_every = float(config["OUTBOX_PRUNE_EVERY_S"])
     prune_inbound_every = float(config["INBOUND_PRUNE_EVERY_S"])
     renew_every = float(config["CHALLENGE_RENEW_EVERY_S"])
+    tournaments_every = float(config["TOURNAMENT_SWEEP_EVERY_S"])
     settings: dict[str, Any] = {
         "broker_url": redis_url or "memory://",
         "task_ignore_result": True,
@@ -168,6 +172,12 @@ def celery_config(app: Flask) -> dict[str, Any]:
                 "task": RENEW_TASK,
                 "schedule": renew_every,
                 "options": {"expires": renew_every},
+            },
+            # Tournaments due to start, round deadlines passed (service.tournaments.beat).
+            "sweep-tournaments": {
+                "task": TOURNAMENT_TASK,
+                "schedule": tournaments_every,
+                "options": {"expires": tournaments_every},
             },
         },
     }

@@ -14,6 +14,7 @@ from service.lobby import automatch
 from service.mail import delivery
 from service.outbox import prune
 from service.outbox.queue import DELIVER_TASK, SWEEP_TASK
+from service.tournaments import beat as tournament_beat
 from service.turns import digest, scan, start
 
 
@@ -101,3 +102,10 @@ def renew_standing_requests() -> dict[str, Any]:
     """Post again the kept-going standing requests whose game has ended (the beat schedule runs
     this). Idempotent: a renewed request's due time is cleared with the renewal."""
     return asdict(automatch.renew_due())
+
+
+@shared_task(name=tournament_beat.SWEEP_TASK, acks_late=True)
+def sweep_tournaments() -> dict[str, Any]:
+    """Start the tournaments whose start date has come; act on passed round deadlines (the beat
+    schedule runs this). Idempotent: each change is made under the tournament's lock, once."""
+    return asdict(tournament_beat.sweep())

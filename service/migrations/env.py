@@ -16,6 +16,7 @@ from service.outbox import models as mail_models  # noqa: F401  (the mail tables
 from service.players import challenge_models  # noqa: F401  (challenges)
 from service.players import models as player_models  # noqa: F401  (blocks)
 from service.ratings import models as rating_models  # noqa: F401  (ratings)
+from service.tournaments import models as tournament_models  # noqa: F401  (tournaments)
 
 config = context.config
 if config.config_file_name is not None and not config.attributes.get("database_url"):

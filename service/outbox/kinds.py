@@ -83,6 +83,14 @@ class MailKind(enum.StrEnum):
     REMATCH_CONFIRM = "rematch_confirm"
     """To a seat's own address when a rematch was asked for with its private link in a browser
     not signed in as its player (``service.lobby.rematch_confirm``): the link that offers it."""
+    TOURNAMENT_ENTERED = "tournament_entered"
+    """To a player who just entered a tournament (``service.tournaments``): its settings and
+    page. Only to the person who entered: nobody else's action sends a tournament email."""
+    TOURNAMENT_ROUND = "tournament_round"
+    """To each player paired in a tournament's new round (a round-robin: its whole section):
+    their games' links."""
+    TOURNAMENT_OVER = "tournament_over"
+    """To each entrant of a tournament that ended: the final standings' top and their place."""
 
     @property
     def rules(self) -> KindRules:
@@ -153,6 +161,9 @@ KIND_RULES: dict[MailKind, KindRules] = {
         subject=lazy_gettext("Confirm your reply"),
         auto_submitted="auto-replied",
     ),
+    MailKind.TOURNAMENT_ENTERED: KindRules(game_thread=False, requested=False),
+    MailKind.TOURNAMENT_ROUND: KindRules(game_thread=False, requested=False),
+    MailKind.TOURNAMENT_OVER: KindRules(game_thread=False, requested=False),
     MailKind.REMATCH_CONFIRM: KindRules(
         game_thread=True, requested=True, subject=lazy_gettext("Confirm your rematch")
     ),

@@ -18,6 +18,7 @@ from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.present.seat_names import shown_name
 from service.present.summaries import in_words
+from service.present.tournament_notes import TournamentNote, tournament_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,8 @@ class PlayerGame:
     updated_at: datetime
     digest: bool
     """This seat is told of its turns by the daily digest, not one email per turn."""
+    tournament: TournamentNote | None = None
+    """The tournament round the game belongs to, if any."""
 
     @property
     def your_turn(self) -> bool:
@@ -75,12 +78,21 @@ def player_games(session: Session, player: Player, *, to_play: bool = False) -> 
     else:
         query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc())
     rows = session.exec(query).all()
-    seats = seats_of_games(session, [game.id for game, _ in rows if game.id is not None])
-    return [_listed(game, seat, player, seats.get(seat.game_id, {})) for game, seat in rows]
+    ids = [game.id for game, _ in rows if game.id is not None]
+    seats = seats_of_games(session, ids)
+    notes = {} if to_play else tournament_notes(session, ids)
+    return [
+        _listed(game, seat, player, seats.get(seat.game_id, {}), notes.get(seat.game_id))
+        for game, seat in rows
+    ]
 
 
 def _listed(
-    game: Game, seat: Seat, player: Player, seats: dict[str, tuple[Seat, Player]]
+    game: Game,
+    seat: Seat,
+    player: Player,
+    seats: dict[str, tuple[Seat, Player]],
+    tournament: TournamentNote | None = None,
 ) -> PlayerGame:
     assert game.id is not None
     active = game.status == GameStatus.ACTIVE
@@ -99,4 +111,5 @@ def _listed(
         created_at=game.created_at,
         updated_at=game.updated_at,
         digest=turn_preferences(player, seat).digest,
+        tournament=tournament,
     )

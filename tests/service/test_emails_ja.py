@@ -162,6 +162,8 @@ def test_every_email_is_in_its_recipients_language_alone(
     # The reply answers but "another sender" carry the reply reader's words
     # (test_reply_answers.py): their templates are rendered by the next test.
     told_apart = {MailKind.REPLY_RECEIPT, MailKind.REPLY_REFUSED, MailKind.REPLY_CONFIRM}
+    # A tournament's: test_tournament_emails.py.
+    told_apart |= {MailKind.TOURNAMENT_ENTERED, MailKind.TOURNAMENT_ROUND, MailKind.TOURNAMENT_OVER}
     assert {s.kind for s in sent} == {kind.value for kind in MailKind} - told_apart
     assert all(s.html_lang == s.language for s in sent)
     english_left = {

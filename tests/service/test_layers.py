@@ -58,6 +58,7 @@ AREAS = (
     "service.mail",
     "service.inbound",
     "service.people",
+    "service.tournaments",
 )
 TOP = ("service", "service.embedded_beat")
 """The app factory and the embedded mode's sweep command: they wire the areas together."""

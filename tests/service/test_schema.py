@@ -23,6 +23,7 @@ TABLES |= {"blocks"}  # 0024: who blocks whom
 TABLES |= {"challenges"}  # 0027: open challenges and standing requests for an opponent
 TABLES |= {"game_messages", "mutes", "message_reports"}  # 0026: messages with moves
 TABLES |= {"ratings", "rating_changes"}  # 0029: ratings per pool, changes per game
+TABLES |= {"tournaments", "tournament_entrants", "tournament_rounds", "tournament_games"}  # 0030
 
 
 def _tables(url: str) -> set[str]:

@@ -27,10 +27,10 @@ from tests.worker.turn_games import bring_every_turn_email
 CARD_CODE = re.compile(r"\b[ROYGBP](10|[1-9])\b")
 BROUGHT_ABOUT_ELSEWHERE = {
     "reply_receipt", "reply_refused", "reply_other_sender", "reply_confirm", "series_left",
-    "rematch_confirm",
+    "rematch_confirm", "tournament_entered", "tournament_round", "tournament_over",
 }  # fmt: skip
-"""Kinds that only a reply by email, a series or a rematch asked for with a seat link alone
-brings about: their own tests check them."""
+"""Kinds that only a reply by email, a series, a rematch asked for with a seat link alone or a
+tournament brings about: their own tests check them (tests/service/test_tournament_emails.py)."""
 
 
 def create(client: FlaskClient, **changes: str) -> int:

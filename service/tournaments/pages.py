@@ -1,0 +1,193 @@
+"""What the tournament pages show, as typed values read in one session: the list, and one
+tournament's standings, rounds and crosstable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+import tournaments
+from service.models import Game, Player
+from service.tournaments.models import Tournament, TournamentKind, TournamentStatus
+from service.tournaments.standing import crosstable_of, entrants_of, pairings_of, standings_of
+
+LIST_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class TournamentLine:
+    public_id: str
+    name: str
+    kind: str
+    status: str
+    entrants: int
+    max_players: int
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    rank: int
+    name: str
+    score: float
+    games: int
+    byes: int
+    tie_breaks: tuple[float, ...]
+    withdrawn: bool
+
+
+@dataclass(frozen=True)
+class PairingLine:
+    first: str
+    second: str | None
+    """None for a bye."""
+    game_public_id: str | None
+    outcome: str | None
+    """A ``tournaments.Outcome`` value, None while played."""
+    finish: str | None
+
+
+@dataclass(frozen=True)
+class RoundLines:
+    number: int
+    pairings: tuple[PairingLine, ...]
+
+
+@dataclass(frozen=True)
+class CrossLine:
+    name: str
+    cells: tuple[str, ...]
+    score: float
+
+
+@dataclass(frozen=True)
+class TournamentPage:
+    public_id: str
+    name: str
+    kind: str
+    status: str
+    ruleset: str
+    days_per_move: int
+    round_days: int
+    rounds: int
+    rated: bool
+    scoring: str
+    tie_breaks: tuple[str, ...]
+    organiser: str
+    paused: bool
+    entrants: tuple[str, ...]
+    max_players: int
+    standings: tuple[StandingLine, ...]
+    rounds_played: tuple[RoundLines, ...]
+    crosstable: tuple[CrossLine, ...]
+    visitor_entered: bool
+    visitor_withdrawn: bool
+    visitor_organises: bool
+    entering: bool
+
+
+def tournament_list(session: Session) -> tuple[TournamentLine, ...]:
+    rows = session.exec(
+        select(Tournament).order_by(col(Tournament.created_at).desc()).limit(LIST_LIMIT)
+    ).all()
+    return tuple(
+        TournamentLine(
+            public_id=t.public_id,
+            name=t.name,
+            kind=t.kind,
+            status=t.status,
+            entrants=len(entrants_of(session, t.id)) if t.id is not None else 0,
+            max_players=t.max_players,
+        )
+        for t in rows
+    )
+
+
+def _names(session: Session, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = session.exec(select(Player).where(col(Player.id).in_(ids))).all()
+    return {p.id: p.display_name for p in rows if p.id is not None}
+
+
+def _cell(points: tuple[float, ...], forfeited: bool) -> str:
+    text = " ".join(f"{p:g}" for p in points)
+    return f"{text}F" if forfeited and text else text
+
+
+def tournament_page(
+    session: Session, tournament: Tournament, visitor: Player | None
+) -> TournamentPage:
+    assert tournament.id is not None
+    entrants = entrants_of(session, tournament.id)
+    pairings = pairings_of(session, tournament.id)
+    names = _names(session, {e.player_id for e in entrants} | {tournament.organiser_id})
+    withdrawn = {e.player_id for e in entrants if e.withdrawn_at is not None}
+    game_ids = {p.game_id for p in pairings if p.game_id is not None}
+    public = {
+        g.id: g.public_id
+        for g in session.exec(select(Game).where(col(Game.id).in_(game_ids))).all()
+    }
+    standings = standings_of(session, tournament)
+    rounds: dict[int, list[PairingLine]] = {}
+    for p in pairings:
+        rounds.setdefault(p.round, []).append(
+            PairingLine(
+                first=names.get(p.first_id, "?"),
+                second=None if p.second_id is None else names.get(p.second_id, "?"),
+                game_public_id=None if p.game_id is None else public.get(p.game_id),
+                outcome=p.outcome,
+                finish=p.finish,
+            )
+        )
+    cross: tuple[CrossLine, ...] = ()
+    if tournament.kind == TournamentKind.ROUND_ROBIN and pairings:
+        table = crosstable_of(session, tournament)
+        cross = tuple(
+            CrossLine(
+                name=names.get(row.player, "?"),
+                cells=tuple("" if c is None else _cell(c.points, c.forfeited) for c in row.cells),
+                score=row.score,
+            )
+            for row in table.rows
+        )
+    me = None if visitor is None else visitor.id
+    return TournamentPage(
+        public_id=tournament.public_id,
+        name=tournament.name,
+        kind=tournament.kind,
+        status=tournament.status,
+        ruleset=tournament.ruleset,
+        days_per_move=tournament.days_per_move,
+        round_days=tournament.round_days,
+        rounds=tournament.rounds,
+        rated=tournament.rated,
+        scoring=tournament.scoring,
+        tie_breaks=tuple(tournament.tie_breaks),
+        organiser=names.get(tournament.organiser_id, "?"),
+        paused=tournament.paused_at is not None,
+        entrants=tuple(names.get(e.player_id, "?") for e in entrants),
+        max_players=tournament.max_players,
+        standings=tuple(
+            StandingLine(
+                rank=row.rank,
+                name=names.get(row.player, "?"),
+                score=row.score,
+                games=row.games,
+                byes=row.byes,
+                tie_breaks=row.tie_breaks,
+                withdrawn=row.player in withdrawn,
+            )
+            for row in standings.rows
+        ),
+        rounds_played=tuple(RoundLines(n, tuple(rounds[n])) for n in sorted(rounds)),
+        crosstable=cross,
+        visitor_entered=me is not None and any(e.player_id == me for e in entrants),
+        visitor_withdrawn=me in withdrawn,
+        visitor_organises=me is not None and me == tournament.organiser_id,
+        entering=tournament.status == TournamentStatus.ENTERING,
+    )
+
+
+def outcome_of(line: PairingLine) -> tournaments.Outcome | None:
+    return None if line.outcome is None else tournaments.Outcome(line.outcome)

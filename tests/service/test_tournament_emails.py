@@ -1,0 +1,67 @@
+"""A tournament's emails, each only to the players who entered: the entry's confirmation, the
+new round's games (with their links), the end with the top of the standings; each in its
+recipient's language, Japanese with no English word left."""
+
+from __future__ import annotations
+
+from flask import Flask
+from sqlmodel import col, select
+
+from service.db import session_scope
+from service.models import Player
+from service.outbox import MailKind
+from service.outbox.models import OutboxMessage
+from service.tournaments.models import TournamentKind
+from tests.service.rating_games import signed_in_player
+from tests.service.test_emails_ja import english_words, readable
+from tests.service.tournament_helpers import make, open_games, resign, start
+
+PEOPLE = (
+    ("alice@example.org", "Alice"),
+    ("bob@example.org", "Bob"),
+    ("carol@example.org", "Carol"),
+)
+
+
+def _rows(app: Flask, kind: MailKind) -> list[OutboxMessage]:
+    with app.app_context(), session_scope() as session:
+        return list(
+            session.exec(
+                select(OutboxMessage)
+                .where(OutboxMessage.kind == kind.value)
+                .order_by(col(OutboxMessage.id))
+            ).all()
+        )
+
+
+def test_entry_round_and_end_emails_in_each_readers_language(app: Flask) -> None:
+    ids = [signed_in_player(app, email, name) for email, name in PEOPLE]
+    with app.app_context(), session_scope() as session:
+        bob = session.get(Player, ids[1])
+        assert bob is not None
+        bob.language = "ja"
+        session.add(bob)
+    organiser = signed_in_player(app, "dan@example.org", "Dan")
+    tid = make(app, ids, organiser, kind=TournamentKind.SWISS, rounds=1, name="冬の大会")
+    entered = _rows(app, MailKind.TOURNAMENT_ENTERED)
+    assert sorted(r.recipient for r in entered) == sorted(e for e, _ in PEOPLE)
+    start(app, tid)
+    rounds = _rows(app, MailKind.TOURNAMENT_ROUND)
+    assert sorted(r.recipient for r in rounds) == sorted(e for e, _ in PEOPLE)
+    games = [r for r in rounds if "/games/" in (r.text_body or "")]
+    assert len(games) == 2  # the third has the bye
+    for game_id in open_games(app, tid):
+        resign(app, game_id, "B")
+    over = _rows(app, MailKind.TOURNAMENT_OVER)
+    assert sorted(r.recipient for r in over) == sorted(e for e, _ in PEOPLE)
+    # Nobody but the entrants: the organiser gets none.
+    everything = entered + rounds + over
+    assert "dan@example.org" not in {r.recipient for r in everything}
+    for row in everything:
+        text = readable(row)
+        if row.recipient == "bob@example.org":
+            assert '<html lang="ja">' in (row.html_body or "")
+            left = english_words(text) - {"Carol"}  # a name is never translated
+            assert not left, (row.kind, left)
+        else:
+            assert '<html lang="en">' in (row.html_body or "")

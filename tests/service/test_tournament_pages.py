@@ -1,0 +1,124 @@
+"""The tournament pages: the list (linked from the lobby), the create form, a tournament's page
+with its buttons, standings, rounds and crosstable; bad input answered 4xx with nothing stored;
+every page in Japanese."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import func, select
+
+from service.db import session_scope
+from service.tournaments.models import Entrant, Tournament
+from tests.service.conftest import sign_in_as as sign_in_only
+from tests.service.rating_games import signed_in_player
+from tests.service.test_pages_ja import assert_japanese, get_ja
+from tests.service.tournament_helpers import make, open_games, players, resign
+
+FORM = {
+    "name": "冬の大会",  # a name is never translated: this one reads as Japanese
+    "kind": "round-robin",
+    "ruleset": "battleline",
+    "claims": "advanced",
+    "days_per_move": "3",
+    "round_days": "30",
+    "max_players": "4",
+    "starts_on": "2026-12-01",
+    "scoring": "series",
+    "deadline_policy": "adjudicate",
+    "entry": "open",
+}
+
+
+def sign_in_as(app: Flask, client: FlaskClient, email: str, name: str = "Alice") -> None:
+    """Signed in, with a chosen name (the name the standings show)."""
+    signed_in_player(app, email, name)
+    sign_in_only(app, client, email, name)
+
+
+def _count(app: Flask) -> int:
+    with app.app_context(), session_scope() as session:
+        return session.exec(select(func.count()).select_from(Tournament)).one()
+
+
+def _created(app: Flask, client: FlaskClient) -> str:
+    response = client.post("/tournaments", data=FORM)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return response.headers["Location"]
+
+
+def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClient) -> None:
+    assert "/tournaments" in client.get("/lobby").get_data(as_text=True)
+    sign_in_as(app, client, "alice@example.org")
+    assert client.get("/tournaments/new").status_code == 200
+    url = _created(app, client)
+    other_order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "sonneborn-berger"}
+    assert client.post("/tournaments", data=other_order).status_code == 400  # twice the same
+    assert client.post(f"{url}/enter").status_code == 303
+    assert "冬の大会" in client.get("/tournaments").get_data(as_text=True)
+    with app.app_context(), session_scope() as session:
+        tournament = session.exec(select(Tournament)).one()
+        assert tournament.id is not None
+        tid = tournament.id
+    for email, name in (("bob@example.org", "Bob"), ("carol@example.org", "Carol")):
+        other = app.test_client()
+        sign_in_as(app, other, email, name)
+        assert other.post(f"{url}/enter").status_code == 303
+    assert client.post(f"{url}/start").status_code == 303
+    mine = client.get("/me").get_data(as_text=True)
+    assert mine.count("Tournament: 冬の大会, round") == 2  # Alice's two games of the section
+    page = client.get(url).get_data(as_text=True)
+    assert "Standings" in page and "Crosstable" in page and "/games/" in page
+    assert client.post(f"{url}/pause").status_code == 303
+    assert "Start the clocks again" in client.get(url).get_data(as_text=True)
+    assert_japanese(get_ja(app.test_client(), url), "a paused tournament")
+    assert client.post(f"{url}/pause").status_code == 409
+    assert client.post(f"{url}/resume").status_code == 303
+    for game_id in open_games(app, tid):
+        resign(app, game_id, "B")
+    page = client.get(url).get_data(as_text=True)
+    assert "finished" in page
+    reader = app.test_client()  # a visitor reading in Japanese
+    assert_japanese(get_ja(reader, url), "a tournament")
+    assert_japanese(get_ja(reader, "/tournaments"), "the tournament list")
+    assert_japanese(get_ja(reader, "/tournaments/new"), "the create form")
+
+
+def test_bad_forms_and_actions_are_refused_and_change_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
+    assert client.post("/tournaments", data=FORM).status_code == 403  # not signed in
+    sign_in_as(app, client, "alice@example.org")
+    for field, value in [
+        ("kind", "knockout"),
+        ("days_per_move", "x"),
+        ("starts_on", "tomorrow"),
+        ("max_players", "99"),
+        ("name", ""),
+        ("tie_break_1", "coin-toss"),
+    ]:
+        response = client.post("/tournaments", data={**FORM, field: value})
+        assert response.status_code == 400, (field, response.status_code)
+    assert _count(app) == 0
+    assert client.get("/tournaments/nothing").status_code == 404
+    assert client.post("/tournaments/nothing/enter").status_code == 404
+    ids = players(app, 2)
+    tid = make(app, [], ids[0])
+    with app.app_context(), session_scope() as session:
+        public_id = session.get(Tournament, tid).public_id  # type: ignore[union-attr]
+    assert client.post(f"/tournaments/{public_id}/start").status_code == 403
+    assert client.post(f"/tournaments/{public_id}/enter").status_code == 303
+    assert client.post(f"/tournaments/{public_id}/enter").status_code == 409
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(func.count()).select_from(Entrant)).one() == 1
+
+
+def test_the_form_keeps_the_chosen_tie_break_order(app: Flask, client: FlaskClient) -> None:
+    sign_in_as(app, client, "alice@example.org")
+    order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "direct-encounter"}
+    assert client.post("/tournaments", data=order).status_code == 303
+    assert client.post("/tournaments", data=FORM).status_code == 303
+    with app.app_context(), session_scope() as session:
+        chosen, usual = session.exec(select(Tournament).order_by(Tournament.id)).all()  # type: ignore[arg-type]
+        assert chosen.tie_breaks == ["sonneborn-berger", "direct-encounter"]
+        assert usual.tie_breaks == ["direct-encounter", "sonneborn-berger"]
