@@ -105,8 +105,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.cli.add_command(moderation_cli)
     # Before the turn listeners (``init_mail``): the game-over email tells the rating change.
     rating_record.init_app(app)
-    tournament_results.init_app(app)
     init_mail(app)
+    # After the turn listeners: a tournament may stop the clock a turn's start set.
+    tournament_results.init_app(app)
     # Last: it limits the views registered above.
     limits.init_app(app)
     # Beat's schedule in this process, when it serves `flask run` on the embedded default.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from flask import Flask
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 import engine
@@ -15,7 +16,7 @@ import tournaments
 from service.games.loaded import LoadedGame, load_game
 from service.games.rows import lock_game
 from service.games.state import add_move_listener, apply_moves, load_state
-from service.models import GameStatus
+from service.models import Game, GameStatus
 from service.tournaments.dealing import advance
 from service.tournaments.lifecycle import lock
 from service.tournaments.models import Tournament, TournamentGame, TournamentRound, TournamentStatus
@@ -33,8 +34,12 @@ def on_moves(
     session: Session, loaded: LoadedGame, state: engine.GameState, events: list[engine.Event]
 ) -> None:
     """The move listener: a tournament game that just ended gets its result, and the round its
-    next one when it was the last."""
-    if state.result is None or loaded.game.id is None:
+    next one when it was the last; a turn that began in a game whose clock stands is held."""
+    if loaded.game.id is None:
+        return
+    if state.result is None:
+        if any(isinstance(event, engine.TurnStarted) for event in events):
+            _hold_clock(session, loaded.game)
         return
     link = _link_of(session, loaded.game.id)
     if link is None:
@@ -47,6 +52,40 @@ def on_moves(
         session.add(link)
         session.flush()
     advance(session, tournament)
+
+
+_CLOCK_HELD = (
+    select(TournamentGame.outcome, Tournament.paused_at)
+    .join(Tournament, col(Tournament.id) == col(TournamentGame.tournament_id))
+    .where(TournamentGame.game_id == bindparam("game_id"))
+)
+
+
+def _hold_clock(session: Session, game: Game) -> None:
+    """A turn began (its deadline just set by ``service.turns.start``, a listener before this
+    one) in a tournament game whose clock stands: a decided pairing's (an adjudicated draw plays
+    on without a deadline: no reminder, no loss on time), or a paused tournament's (no check
+    until the resumption, which moves the deadline on by the whole pause: so the turn counts
+    from the pause's start, and ends as long after the resumption as a turn lasts)."""
+    held = session.exec(_CLOCK_HELD, params={"game_id": game.id}).one_or_none()
+    if held is None:
+        return
+    outcome, paused_at = held
+    if outcome is not None:
+        stop_clock(game)
+    elif paused_at is not None and game.deadline is not None:
+        early = (game.turn_started_at or paused_at) - paused_at
+        game.deadline -= early
+        if game.turn_started_at is not None:
+            game.turn_started_at -= early
+        game.next_check_at = None
+    session.add(game)
+
+
+def stop_clock(game: Game) -> None:
+    """No deadline any more in ``game``, which plays on (its pairing is decided)."""
+    game.deadline = None
+    game.next_check_at = None
 
 
 def record(link: TournamentGame, state: engine.GameState) -> None:
@@ -125,6 +164,9 @@ def at_deadline(session: Session, tournament_id: int, now: datetime) -> int:
         if result.outcome is not tournaments.Outcome.DRAW:
             loser = second if result.outcome is tournaments.Outcome.FIRST_WINS else first
             resign.append((link.game_id, loser))
+        else:
+            stop_clock(loaded.game)
+            session.add(loaded.game)
     session.flush()
     for game_id, seat in resign:
         game = load_game(session, game_id).game
@@ -134,5 +176,7 @@ def at_deadline(session: Session, tournament_id: int, now: datetime) -> int:
 
 
 def init_app(app: Flask) -> None:
-    """Record every tournament game's result when it ends (after the ratings' listener)."""
+    """Record every tournament game's result when it ends, and hold the clocks that stand:
+    after the ratings' listener and the turns' (``service.turns.start`` sets the deadline this
+    one may take back)."""
     add_move_listener(app, on_moves)

@@ -11,15 +11,18 @@ from flask import Flask
 from sqlmodel import select
 
 import tournaments
+from service import clock
 from service.db import session_scope
 from service.models import Game, GameStatus, Player, Seat
 from service.tournaments import beat, lifecycle, pause, results
 from service.tournaments.models import TournamentKind, TournamentStatus
 from tests.service.tournament_helpers import (
     START,
+    clock_of,
     links,
     make,
     open_games,
+    play_one,
     players,
     recomputed,
     resign,
@@ -110,6 +113,11 @@ def test_a_passed_round_deadline_adjudicates_and_pairs_the_next_round(app: Flask
     assert {r.finish for r in first} == {"adjudicated"}
     assert {r.outcome for r in first} == {"draw"}  # no flag claimed: as many each
     assert len(open_games(app, tid)) == 2 + 2  # drawn games play on; round 2's are dealt
+    # A drawn game is decided: it plays on with no clock (no reminder, no loss on time).
+    drawn = [r.game_id for r in first if r.game_id is not None]
+    assert {clock_of(app, g) for g in drawn} == {(None, None)}
+    play_one(app, drawn[0], later)
+    assert clock_of(app, drawn[0]) == (None, None)
     assert tournament(app, tid).current_round == 2
     with app.app_context(), session_scope() as session:  # round 2's deadline, passed too
         assert results.at_deadline(session, tid, later) == 2
@@ -187,6 +195,31 @@ def test_a_pause_stops_every_clock_and_the_resumption_moves_them_on(app: Flask) 
         assert isinstance(old, datetime) and isinstance(new, datetime)
         assert new - old == timedelta(days=5)
         assert check == moment + timedelta(days=5)
+
+
+def test_a_turn_begun_during_a_pause_runs_from_the_resumption(app: Flask) -> None:
+    ids = players(app, 3)
+    tid = make(app, ids, ids[0])
+    start(app, tid)
+    game_id = open_games(app, tid)[0]
+    paused_at = START + timedelta(days=1)
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        pause.pause(session, tid, organiser, paused_at)
+    play_one(app, game_id, paused_at + timedelta(days=2))
+    play_one(app, game_id, paused_at + timedelta(days=2))
+    deadline, check = clock_of(app, game_id)
+    assert check is None, "a move made during a pause starts no clock"
+    resumed = paused_at + timedelta(days=6)
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        game = session.get(Game, game_id)
+        assert organiser is not None and game is not None
+        pause.resume(session, tid, organiser, resumed)
+        turn = game.days_per_move * clock.game_day()
+    deadline, check = clock_of(app, game_id)
+    assert deadline == resumed + turn
 
 
 def test_the_organiser_removes_a_player_and_ends_the_tournament(app: Flask) -> None:

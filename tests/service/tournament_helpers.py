@@ -109,6 +109,23 @@ def resign(app: Flask, game_id: int, seat: str) -> None:
         apply_moves(session, game_id, seat, game.ply, ["resign"])
 
 
+def play_one(app: Flask, game_id: int, now: datetime) -> None:
+    """The seat to move plays its first legal move at ``now``."""
+    with app.app_context(), session_scope() as session:
+        state = load_state(session, load_game(session, game_id))
+        assert state.to_move is not None
+        move = engine.legal_moves(state)[0]
+        apply_moves(session, game_id, move.seat, state.ply, [move], now=now)
+
+
+def clock_of(app: Flask, game_id: int) -> tuple[datetime | None, datetime | None]:
+    """A game's deadline and next check."""
+    with app.app_context(), session_scope() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return game.deadline, game.next_check_at
+
+
 def recomputed(app: Flask, tournament_id: int) -> tournaments.Standings:
     """The standings recomputed from the game store (each game's final position), not from the
     results the listener wrote."""
