@@ -179,14 +179,15 @@ def parse_new_game(form: Mapping[str, str]) -> NewGame:
 
     default_claims = ruleset.default_claims if ruleset else ClaimTiming.ADVANCED
     claims = claims_field(form, default_claims, errors, _("must be advanced or standard"))
-    days_words = "must be a whole number of days from %(low)s to %(high)s"
     days = whole_number(
         form, "days_per_move", DEFAULT_DAYS_PER_MOVE, (1, MAX_DAYS_PER_MOVE), errors,
-        _(days_words, low=1, high=MAX_DAYS_PER_MOVE), digits=2,
+        _("must be a whole number of days from %(low)s to %(high)s", low=1,
+          high=MAX_DAYS_PER_MOVE), digits=2,
     )  # fmt: skip
     vacation = whole_number(
         form, "vacation_days", DEFAULT_VACATION_DAYS, (0, MAX_VACATION_DAYS), errors,
-        _(days_words, low=0, high=MAX_VACATION_DAYS), digits=2,
+        _("must be a whole number of days from %(low)s to %(high)s", low=0,
+          high=MAX_VACATION_DAYS), digits=2,
     )  # fmt: skip
 
     visibility = Visibility.UNLISTED
