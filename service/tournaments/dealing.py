@@ -79,7 +79,7 @@ def _open_round(session: Session, tournament: Tournament, number: int, at: datet
 
 def deal_section(session: Session, tournament: Tournament, players: tuple[int, ...]) -> None:
     """A round-robin: every game of the section at once (one deadline for all of them)."""
-    table = tournaments.schedule(players)
+    table = tournaments.schedule(players, double=tournament.double_round)
     at = now()
     for number in range(1, table.rounds + 1):
         _open_round(session, tournament, number, at)

@@ -69,6 +69,7 @@ def read_form(form: MultiDict[str, str]) -> TournamentSettings:
         rounds=_whole(form, "rounds", lazy_gettext("Rounds"), "0")
         if kind is TournamentKind.SWISS
         else 0,
+        double_round=kind is TournamentKind.ROUND_ROBIN and form.get("double_round") == "on",
         rated=form.get("rated") == "rated",
         starts_at=datetime.combine(day, time(), UTC),
         max_players=_whole(form, "max_players", lazy_gettext("Players at most")),

@@ -61,6 +61,7 @@ def create(session: Session, organiser: Player, settings: TournamentSettings) ->
         days_per_move=settings.days_per_move,
         round_days=settings.round_days,
         rounds=settings.rounds,
+        double_round=settings.double_round,
         rated=settings.rated,
         starts_at=settings.starts_at,
         entry=settings.entry.value,

@@ -60,6 +60,8 @@ class Tournament(SQLModel, table=True):
     """Days each round lasts before its deadline (a round-robin's one deadline: the section's)."""
     rounds: int
     """A Swiss tournament's number of rounds (0 for the others: the schedule says)."""
+    double_round: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    """A round-robin where each pair plays twice, the second time with the seats swapped."""
     rated: bool
     starts_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     entry: str = Field(max_length=16)

@@ -70,6 +70,7 @@ class TournamentPage:
     days_per_move: int
     round_days: int
     rounds: int
+    double_round: bool
     rated: bool
     scoring: str
     tie_breaks: tuple[str, ...]
@@ -161,6 +162,7 @@ def tournament_page(
         days_per_move=tournament.days_per_move,
         round_days=tournament.round_days,
         rounds=tournament.rounds,
+        double_round=tournament.double_round,
         rated=tournament.rated,
         scoring=tournament.scoring,
         tie_breaks=tuple(tournament.tie_breaks),

@@ -42,6 +42,8 @@ class TournamentSettings:
     deadline_policy: tournaments.DeadlinePolicy
     rounds: int = 0
     """A Swiss tournament's rounds; 0 for a round-robin."""
+    double_round: bool = False
+    """A round-robin where each pair plays twice, the seats swapped the second time."""
     entry: Entry = Entry.OPEN
     invited: tuple[str, ...] = ()
     rating_min: int | None = None
@@ -90,6 +92,8 @@ def _first_problem(s: TournamentSettings) -> Text | None:
         if s.rounds:
             return lazy_gettext("A round-robin's rounds follow from its players.")
         return None
+    if s.double_round:
+        return lazy_gettext("Only a round-robin can be played twice over.")
     if not 2 <= s.max_players <= MAX_SWISS_PLAYERS:
         return lazy_gettext("A Swiss tournament has 2 to 256 players.")
     if not 1 <= s.rounds <= s.max_players // 2:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from itertools import combinations
 
+import pytest
 from flask import Flask
 from sqlmodel import select
 
@@ -16,6 +17,7 @@ from service.db import session_scope
 from service.models import Game, GameStatus, Player, Seat
 from service.tournaments import beat, lifecycle, pause, results
 from service.tournaments.models import TournamentKind, TournamentStatus
+from service.tournaments.settings import TournamentRefusal
 from tests.service.tournament_helpers import (
     START,
     clock_of,
@@ -242,3 +244,20 @@ def test_the_organiser_removes_a_player_and_ends_the_tournament(app: Flask) -> N
     # A game still open when the tournament ended keeps counting once it ends.
     resign(app, open_games(app, tid)[0], "B")
     assert stored_standings(app, tid) == recomputed(app, tid)
+
+
+def test_a_double_round_robin_plays_each_pair_twice_seats_swapped(app: Flask) -> None:
+    ids = players(app, 4)
+    tid = make(app, ids, ids[0], double_round=True)
+    start(app, tid)
+    games = [r for r in links(app, tid) if r.second_id is not None]
+    assert len(games) == 2 * 6
+    seats = {(r.first_id, r.second_id) for r in games}
+    assert all((b, a) in seats for a, b in seats), "every pair meets once each way round"
+    assert tournament(app, tid).current_round == 2 * 3
+
+
+def test_only_a_round_robin_is_played_twice_over(app: Flask) -> None:
+    ids = players(app, 4)
+    with pytest.raises(TournamentRefusal):
+        make(app, ids, ids[0], kind=TournamentKind.SWISS, rounds=2, double_round=True)

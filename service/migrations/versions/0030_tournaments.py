@@ -34,6 +34,7 @@ def upgrade() -> None:
         sa.Column("days_per_move", sa.Integer(), nullable=False),
         sa.Column("round_days", sa.Integer(), nullable=False),
         sa.Column("rounds", sa.Integer(), nullable=False),
+        sa.Column("double_round", sa.Boolean(), nullable=False, server_default=sa.false()),
         sa.Column("rated", sa.Boolean(), nullable=False),
         _when("starts_at"),
         sa.Column("entry", sa.String(length=16), nullable=False),
