@@ -16,7 +16,7 @@ from service.db import session_scope
 from service.games.loaded import load_game
 from service.games.state import apply_moves, load_state
 from service.models import Player
-from service.tournaments import beat, ladder, lifecycle
+from service.tournaments import beat, ladder, lifecycle, pause
 from service.tournaments.models import (
     Entrant,
     TournamentGame,
@@ -148,6 +148,20 @@ def test_challenges_the_rules_refuse_are_4xx_and_change_nothing(app: Flask) -> N
     assert game_count(app) == 1
     challenge(app, tid, ids[4], ids[1], MOMENT + days(app, 7))
     assert game_count(app) == 2
+
+
+def test_no_challenge_in_a_paused_ladder_nor_in_a_round_robin(app: Flask) -> None:
+    tid, ids = make_ladder(app, 3)
+    with app.app_context(), session_scope() as session:
+        organiser = session.get(Player, ids[0])
+        assert organiser is not None
+        pause.pause(session, tid, organiser, MOMENT)
+    assert refused(app, tid, ids[2], ids[1], MOMENT) == 409
+    round_robin = make(app, ids, ids[0])
+    start_tournament(app, round_robin)
+    before = game_count(app)
+    assert refused(app, round_robin, ids[2], ids[1], MOMENT) == 404
+    assert game_count(app) == before and rungs(app, tid) == ids
 
 
 def test_a_win_by_the_lower_player_swaps_the_two_places(app: Flask) -> None:
