@@ -214,8 +214,9 @@ def _open_links(session: Session, tournament_id: int, player_id: int) -> list[To
 
 def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetime) -> None:
     """The player leaves a started tournament: their finished games stand, every unfinished one
-    is forfeited (the game resigned for them), and they are paired no more. Before the start it
-    is ``leave``. Raises TournamentRefusal (404: not an entrant; 409: withdrawn already)."""
+    is forfeited (the game resigned for them), and they are paired no more (a ladder's rungs
+    move for the forfeit, then theirs is freed). Before the start it is ``leave``. Raises
+    TournamentRefusal (404: not an entrant; 409: withdrawn already)."""
     for link in _open_links(session, tournament_id, player_id):
         if link.game_id is not None:  # games before the tournament, as the listener locks them
             lock_game(session, link.game_id)
@@ -229,7 +230,10 @@ def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetim
     entrant.withdrawn_at = now_
     session.add(entrant)
     forfeits: list[tuple[int, str]] = []
-    ladder = tournament.kind == TournamentKind.LADDER
+    # A ladder's rungs move while it is played; once ended, they stand.
+    ladder = (
+        tournament.kind == TournamentKind.LADDER and tournament.status == TournamentStatus.PLAYING
+    )
     # Read again under the lock: a round dealt meanwhile has its games too (locked when resigned).
     for link in _open_links(session, tournament_id, player_id):
         if link.second_id is None:
