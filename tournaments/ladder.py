@@ -57,13 +57,22 @@ def leave(ladder: Ladder, player: PlayerId) -> Ladder:
     return Ladder(tuple(p for p in ladder.rungs if p != player))
 
 
-def check_challenge(ladder: Ladder, challenge: Challenge, earlier: tuple[Challenge, ...]) -> None:
+def check_challenge(
+    ladder: Ladder,
+    challenge: Challenge,
+    earlier: tuple[Challenge, ...],
+    playing: frozenset[PlayerId] = frozenset(),
+) -> None:
     """Raise `ChallengeError` unless `challenge` may be made: the defender stands 1 to
-    `CHALLENGE_REACH` rungs above the challenger, and the two have not met in a challenge (either
-    way round) in the `RECHALLENGE_DAYS` days before it."""
+    `CHALLENGE_REACH` rungs above the challenger, the two have not met in a challenge (either
+    way round) in the `RECHALLENGE_DAYS` days before it, and neither is in `playing` (the players
+    of the challenges still being played: a player plays one challenge at a time)."""
     challenger, defender = challenge.challenger, challenge.defender
     if challenger == defender:
         raise ChallengeError("a player cannot challenge themself")
+    for player in (challenger, defender):
+        if player in playing:
+            raise ChallengeError(f"player {player} is playing a challenge already")
     distance = ladder.rung(challenger) - ladder.rung(defender)
     if distance < 1:
         raise ChallengeError(f"player {defender} is not above player {challenger}")

@@ -134,9 +134,10 @@ def finish(session: Session, tournament: Tournament) -> None:
 
 def advance(session: Session, tournament: Tournament) -> None:
     """After a result: when every pairing of the current round has one, close the round and deal
-    the next (Swiss) or end the tournament. Under the tournament's lock; does nothing twice."""
+    the next (Swiss) or end the tournament. Under the tournament's lock; does nothing twice. A
+    ladder has no rounds: it goes on until the organiser ends it."""
     assert tournament.id is not None
-    if tournament.status != TournamentStatus.PLAYING:
+    if tournament.status != TournamentStatus.PLAYING or tournament.kind == TournamentKind.LADDER:
         return
     pairings = pairings_of(session, tournament.id)
     if any(p.outcome is None for p in pairings):

@@ -22,6 +22,7 @@ from service.games.state import apply_moves
 from service.models import GameStatus, Player
 from service.ratings.models import Rating
 from service.ratings.pools import POOL_OF_RULESET
+from service.tournaments import rungs
 from service.tournaments.dealing import advance, deal_section, deal_swiss_round, finish, now
 from service.tournaments.emails import queue_entered
 from service.tournaments.models import (
@@ -185,6 +186,8 @@ def start(session: Session, tournament_id: int, by: Player | None = None) -> Tou
     session.add(tournament)
     if kind is TournamentKind.ROUND_ROBIN:
         deal_section(session, tournament, players)
+    elif kind is TournamentKind.LADDER:
+        rungs.place(session, tournament_id, players)
     elif not deal_swiss_round(session, tournament, 1):
         finish(session, tournament)
     return tournament
@@ -211,8 +214,9 @@ def _open_links(session: Session, tournament_id: int, player_id: int) -> list[To
 
 def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetime) -> None:
     """The player leaves a started tournament: their finished games stand, every unfinished one
-    is forfeited (the game resigned for them), and they are paired no more. Before the start it
-    is ``leave``. Raises TournamentRefusal (404: not an entrant; 409: withdrawn already)."""
+    is forfeited (the game resigned for them), and they are paired no more (a ladder's rungs
+    move for the forfeit, then theirs is freed). Before the start it is ``leave``. Raises
+    TournamentRefusal (404: not an entrant; 409: withdrawn already)."""
     for link in _open_links(session, tournament_id, player_id):
         if link.game_id is not None:  # games before the tournament, as the listener locks them
             lock_game(session, link.game_id)
@@ -226,6 +230,10 @@ def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetim
     entrant.withdrawn_at = now_
     session.add(entrant)
     forfeits: list[tuple[int, str]] = []
+    # A ladder's rungs move while it is played; once ended, they stand.
+    ladder = (
+        tournament.kind == TournamentKind.LADDER and tournament.status == TournamentStatus.PLAYING
+    )
     # Read again under the lock: a round dealt meanwhile has its games too (locked when resigned).
     for link in _open_links(session, tournament_id, player_id):
         if link.second_id is None:
@@ -234,9 +242,13 @@ def withdraw(session: Session, tournament_id: int, player_id: int, now_: datetim
         result = tournaments.forfeit_result(link.round, link.first_id, link.second_id, player_id)
         link.outcome, link.finish = result.outcome.value, result.finish.value
         session.add(link)
+        if ladder:  # the forfeit moves the rungs before the rung is freed
+            rungs.after_result(session, tournament_id, link)
         if link.game_id is not None:
             first_seat, second_seat = engine.get_ruleset(tournament.ruleset).seats
             forfeits.append((link.game_id, first_seat if first else second_seat))
+    if ladder:
+        rungs.leave(session, tournament_id, player_id)
     session.flush()
     for game_id, seat in forfeits:
         game = lock_game(session, game_id)

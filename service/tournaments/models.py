@@ -94,6 +94,9 @@ class Entrant(SQLModel, table=True):
     """The rating in the variant's pool when the tournament started (the pairing order)."""
     entered_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     withdrawn_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    rung: int | None = None
+    """A ladder's entrant: their rung, 1 at the top (None before the start, after a withdrawal,
+    and in the other kinds)."""
 
 
 class TournamentRound(SQLModel, table=True):
@@ -129,3 +132,5 @@ class TournamentGame(SQLModel, table=True):
     finish: str | None = Field(default=None, max_length=16)
     first_flags: int = 0
     second_flags: int = 0
+    challenged_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    """A ladder's challenge (round 1, the challenger first): when it was made."""

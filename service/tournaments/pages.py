@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 import tournaments
+from service import clock
 from service.models import Game, Player
-from service.tournaments.models import Tournament, TournamentKind, TournamentStatus
+from service.tournaments.ladder import ladder_state, may_challenge
+from service.tournaments.models import Entrant, Tournament, TournamentKind, TournamentStatus
+from service.tournaments.rungs import day_number
 from service.tournaments.standing import crosstable_of, entrants_of, pairings_of, standings_of
 
 LIST_LIMIT = 100
@@ -54,6 +57,24 @@ class RoundLines:
 
 
 @dataclass(frozen=True)
+class RungLine:
+    rung: int
+    name: str
+    entrant_id: int
+    """The entry's id, which the challenge button posts."""
+    challengeable: bool
+    """The visitor may challenge this player now (the core's rules)."""
+
+
+@dataclass(frozen=True)
+class EntrantLine:
+    """An entrant the organiser may remove."""
+
+    player_id: int
+    name: str
+
+
+@dataclass(frozen=True)
 class CrossLine:
     name: str
     cells: tuple[str, ...]
@@ -81,6 +102,12 @@ class TournamentPage:
     standings: tuple[StandingLine, ...]
     rounds_played: tuple[RoundLines, ...]
     crosstable: tuple[CrossLine, ...]
+    rungs: tuple[RungLine, ...]
+    """A ladder's players, top rung first."""
+    challenges: tuple[PairingLine, ...]
+    """A ladder's games, the challenger first, latest last."""
+    removable: tuple[EntrantLine, ...]
+    """For the organiser of a tournament not finished: the players still in it."""
     visitor_entered: bool
     visitor_withdrawn: bool
     visitor_organises: bool
@@ -153,6 +180,15 @@ def tournament_page(
             for row in table.rows
         )
     me = None if visitor is None else visitor.id
+    is_ladder = tournament.kind == TournamentKind.LADDER
+    organises = me is not None and me == tournament.organiser_id
+    removable: tuple[EntrantLine, ...] = ()
+    if organises and tournament.status != TournamentStatus.FINISHED:
+        removable = tuple(
+            EntrantLine(e.player_id, names.get(e.player_id, "?"))
+            for e in entrants
+            if e.withdrawn_at is None
+        )
     return TournamentPage(
         public_id=tournament.public_id,
         name=tournament.name,
@@ -182,12 +218,45 @@ def tournament_page(
             )
             for row in standings.rows
         ),
-        rounds_played=tuple(RoundLines(n, tuple(rounds[n])) for n in sorted(rounds)),
+        rounds_played=()
+        if is_ladder
+        else tuple(RoundLines(n, tuple(rounds[n])) for n in sorted(rounds)),
         crosstable=cross,
+        rungs=_rungs(session, tournament, entrants, names, me) if is_ladder else (),
+        challenges=tuple(rounds.get(1, ())) if is_ladder else (),
+        removable=removable,
         visitor_entered=me is not None and any(e.player_id == me for e in entrants),
         visitor_withdrawn=me in withdrawn,
-        visitor_organises=me is not None and me == tournament.organiser_id,
+        visitor_organises=organises,
         entering=tournament.status == TournamentStatus.ENTERING,
+    )
+
+
+def _rungs(
+    session: Session,
+    tournament: Tournament,
+    entrants: list[Entrant],
+    names: dict[int, str],
+    me: int | None,
+) -> tuple[RungLine, ...]:
+    """The ladder top down; the challenge buttons only for the signed-in entrant on it, while
+    the ladder is played and not paused."""
+    assert tournament.id is not None
+    state = ladder_state(session, tournament.id)
+    entry_of = {e.player_id: e.id for e in entrants if e.id is not None}
+    active = tournament.status == TournamentStatus.PLAYING and tournament.paused_at is None
+    today = day_number(clock.now())
+    return tuple(
+        RungLine(
+            rung=number,
+            name=names.get(player, "?"),
+            entrant_id=entry_of[player],
+            challengeable=active
+            and me is not None
+            and me in state.ladder.rungs
+            and may_challenge(state, me, player, today),
+        )
+        for number, player in enumerate(state.ladder.rungs, start=1)
     )
 
 

@@ -17,9 +17,16 @@ from service.games.loaded import LoadedGame, load_game
 from service.games.rows import lock_game
 from service.games.state import add_move_listener, apply_moves, load_state
 from service.models import Game, GameStatus
+from service.tournaments import rungs
 from service.tournaments.dealing import advance
 from service.tournaments.lifecycle import lock
-from service.tournaments.models import Tournament, TournamentGame, TournamentRound, TournamentStatus
+from service.tournaments.models import (
+    Tournament,
+    TournamentGame,
+    TournamentKind,
+    TournamentRound,
+    TournamentStatus,
+)
 
 
 def _link_of(session: Session, game_id: int) -> TournamentGame | None:
@@ -51,6 +58,9 @@ def on_moves(
         record(link, state)
         session.add(link)
         session.flush()
+        ladder = tournament.kind == TournamentKind.LADDER
+        if ladder and tournament.status == TournamentStatus.PLAYING:
+            rungs.after_result(session, link.tournament_id, link)
     advance(session, tournament)
 
 

@@ -1,5 +1,6 @@
 """The tournament pages: the list, the create form, a tournament's page, and the signed-in
-visitor's buttons (enter, withdraw; the organiser's start). GET only reads."""
+visitor's buttons (enter, withdraw, a ladder's challenges; the organiser's start, pause, end,
+removing a player). GET only reads."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from service.db import read_scope, session_scope
 from service.models import Player
 from service.refusal import Refusal
 from service.signin import signed_in_player
-from service.tournaments import bp, lifecycle, pause
+from service.tournaments import bp, ladder, lifecycle, pause
 from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
@@ -59,7 +60,7 @@ def tournament_list_page() -> str:
 def new_tournament() -> str:
     return render_template(
         "tournaments/new.html",
-        kinds=(TournamentKind.ROUND_ROBIN, TournamentKind.SWISS),
+        kinds=tuple(TournamentKind),
         rulesets=tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2),
         claims=tuple(engine.ClaimTiming),
         scorings=tuple(tournaments.Scoring),
@@ -137,3 +138,34 @@ def resume_tournament(public_id: str) -> Response:
 def end_tournament(public_id: str) -> Response:
     """The organiser ends the tournament: no more rounds."""
     return _act(public_id, "end")
+
+
+def _number_field(name: str) -> int:
+    raw = request.form.get(name, "").strip()
+    if not raw.isdigit() or len(raw) > 12:
+        raise TournamentRefusal(lazy_gettext("Choose one of the offered values."), 400)
+    return int(raw)
+
+
+@bp.post("/tournaments/<public_id>/challenge")
+def challenge_on_ladder(public_id: str) -> Response:
+    """The signed-in entrant challenges the entrant ``entrant`` (their entry's id) above them."""
+    defender = _number_field("entrant")
+    with session_scope() as session:
+        visitor = _visitor(session)
+        found = _by_public_id(session, public_id)
+        assert found.id is not None
+        ladder.challenge(session, found.id, visitor, defender, clock.now())
+    return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
+
+
+@bp.post("/tournaments/<public_id>/remove")
+def remove_from_tournament(public_id: str) -> Response:
+    """The organiser removes the player ``player``: a withdrawal in their name."""
+    player_id = _number_field("player")
+    with session_scope() as session:
+        visitor = _visitor(session)
+        found = _by_public_id(session, public_id)
+        assert found.id is not None
+        lifecycle.remove_player(session, found.id, player_id, visitor)
+    return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)

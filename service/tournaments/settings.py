@@ -41,7 +41,7 @@ class TournamentSettings:
     scoring: tournaments.Scoring
     deadline_policy: tournaments.DeadlinePolicy
     rounds: int = 0
-    """A Swiss tournament's rounds; 0 for a round-robin."""
+    """A Swiss tournament's rounds; 0 for a round-robin or a ladder."""
     double_round: bool = False
     """A round-robin where each pair plays twice, the seats swapped the second time."""
     entry: Entry = Entry.OPEN
@@ -69,8 +69,6 @@ def check_settings(settings: TournamentSettings) -> None:
 def _first_problem(s: TournamentSettings) -> Text | None:
     if not s.name.strip() or len(s.name) > MAX_NAME:
         return lazy_gettext("A tournament needs a name of 1 to 80 characters.")
-    if s.kind is TournamentKind.LADDER:
-        return lazy_gettext("Ladders are not open yet: choose a round-robin or a Swiss.")
     if s.ruleset not in engine.RULESETS or len(engine.get_ruleset(s.ruleset).seats) != 2:
         return lazy_gettext("A tournament plays a two-player variant.")
     if not 1 <= s.days_per_move <= 14:
@@ -94,6 +92,12 @@ def _first_problem(s: TournamentSettings) -> Text | None:
         return None
     if s.double_round:
         return lazy_gettext("Only a round-robin can be played twice over.")
+    if s.kind is TournamentKind.LADDER:
+        if not 2 <= s.max_players <= MAX_SWISS_PLAYERS:
+            return lazy_gettext("A ladder has 2 to 256 players.")
+        if s.rounds:
+            return lazy_gettext("A ladder has no rounds: challenges follow each other.")
+        return None
     if not 2 <= s.max_players <= MAX_SWISS_PLAYERS:
         return lazy_gettext("A Swiss tournament has 2 to 256 players.")
     if not 1 <= s.rounds <= s.max_players // 2:

@@ -40,6 +40,11 @@ OUTCOME_WORDS: dict[str, LazyString] = {
     "second": lazy_gettext("the second player won"),
     "draw": lazy_gettext("a draw"),
 }
+CHALLENGE_OUTCOME_WORDS: dict[str, LazyString] = {
+    "first": lazy_gettext("the challenger won"),
+    "second": lazy_gettext("the challenged player won"),
+    "draw": lazy_gettext("a draw"),
+}
 FINISH_WORDS: dict[str, LazyString] = {
     "time": lazy_gettext("on time"),
     "adjudicated": lazy_gettext("adjudicated"),
@@ -58,6 +63,7 @@ def tournament_words() -> dict[str, dict[str, LazyString]]:
         "tie_break_words": TIE_BREAK_WORDS,
         "outcome_words": OUTCOME_WORDS,
         "finish_words": FINISH_WORDS,
+        "challenge_outcome_words": CHALLENGE_OUTCOME_WORDS,
         "ruleset_words": RULESET_TITLES,
         "claim_words": CLAIM_TIMING_NAMES,
     }

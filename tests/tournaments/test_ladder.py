@@ -57,6 +57,13 @@ def test_the_same_two_players_meet_again_only_after_seven_days(day: int, allowed
                 check_challenge(ladder, challenge, earlier)
 
 
+@pytest.mark.parametrize("busy", [5, 3])
+def test_a_player_plays_one_challenge_at_a_time(busy: int) -> None:
+    check_challenge(LADDER, Challenge(5, 3, day=100), (), frozenset({1}))
+    with pytest.raises(ChallengeError, match=f"player {busy} is playing a challenge already"):
+        check_challenge(LADDER, Challenge(5, 3, day=100), (), frozenset({busy}))
+
+
 def test_the_challenger_who_wins_swaps_rungs_with_the_defender() -> None:
     challenge = Challenge(5, 2, day=1)
     won = GameResult(1, 5, 2, Outcome.FIRST_WINS, 5, 1)
