@@ -16,7 +16,7 @@ import tournaments
 from service.games.loaded import LoadedGame, load_game
 from service.games.rows import lock_game
 from service.games.state import add_move_listener, apply_moves, load_state
-from service.models import Game, GameStatus
+from service.models import Game, GameStatus, Visibility
 from service.tournaments import rungs
 from service.tournaments.dealing import advance
 from service.tournaments.lifecycle import lock
@@ -45,7 +45,10 @@ def on_moves(
     if loaded.game.id is None:
         return
     if state.result is None:
-        if any(isinstance(event, engine.TurnStarted) for event in events):
+        # Tournament games are public (``dealing``): the others' moves cost no query here.
+        if loaded.game.visibility == Visibility.PUBLIC and any(
+            isinstance(event, engine.TurnStarted) for event in events
+        ):
             _hold_clock(session, loaded.game)
         return
     link = _link_of(session, loaded.game.id)
