@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from flask_babel import gettext
 from sqlmodel import Session, col, select
@@ -99,40 +99,54 @@ def _blocks(session: Session, player: Player) -> list[dict[str, Any]]:
     return [{"name": shown_name(blocked), "since": _when(row.created_at)} for row, blocked in rows]
 
 
-def _ratings(session: Session, player: Player) -> list[dict[str, Any]]:
+class RatingEntry(TypedDict):
+    """One of the player's ratings, as the export writes it."""
+
+    pool: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    rated_at: str | None
+
+
+class RatingChangeEntry(TypedDict):
+    """One change of the player's ratings by a game, as the export writes it."""
+
+    game_id: int
+    pool: str
+    verdict: str
+    before: float
+    after: float
+    at: str | None
+
+
+def _ratings(session: Session, player: Player) -> list[RatingEntry]:
     rows = session.exec(
         select(Rating).where(Rating.player_id == player.id).order_by(col(Rating.pool))
     ).all()
     return [
-        {
-            "pool": row.pool,
-            "rating": row.rating,
-            "deviation": row.deviation,
-            "volatility": row.volatility,
-            "games": row.games,
-            "rated_at": _when(row.rated_at),
-        }
+        RatingEntry(
+            pool=row.pool, rating=row.rating, deviation=row.deviation,
+            volatility=row.volatility, games=row.games, rated_at=_when(row.rated_at),
+        )
         for row in rows
-    ]
+    ]  # fmt: skip
 
 
-def _rating_changes(session: Session, player: Player) -> list[dict[str, Any]]:
+def _rating_changes(session: Session, player: Player) -> list[RatingChangeEntry]:
     rows = session.exec(
         select(RatingChange)
         .where(RatingChange.player_id == player.id)
         .order_by(col(RatingChange.id))
     ).all()
     return [
-        {
-            "game_id": row.game_id,
-            "pool": row.pool,
-            "verdict": row.verdict,
-            "before": row.before,
-            "after": row.after,
-            "at": _when(row.created_at),
-        }
+        RatingChangeEntry(
+            game_id=row.game_id, pool=row.pool, verdict=row.verdict, before=row.before,
+            after=row.after, at=_when(row.created_at),
+        )
         for row in rows
-    ]
+    ]  # fmt: skip
 
 
 def _withhold_addresses(text: str | None, own: str) -> str | None:
