@@ -17,7 +17,8 @@ import secrets
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from service.models import ReplyKey, Seat
+from service.inbound_models import ReplyKey
+from service.models import Seat
 
 KEY_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 KEY_LENGTH = 12

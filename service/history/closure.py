@@ -22,7 +22,8 @@ from service.games.loaded import lock_loaded_game
 from service.games.seats import revoke_seat_links
 from service.games.series import leave_series
 from service.games.state import apply_to_locked, load_state
-from service.models import AddressStatus, Game, GameStatus, InboundMessage, Player, ReplyKey, Seat
+from service.inbound_models import InboundMessage, ReplyKey
+from service.models import AddressStatus, Game, GameStatus, Player, Seat
 from service.outbox.erasure import forget_recipient, unname_in_emails
 from service.players import challenge_models
 from service.players.models import Block

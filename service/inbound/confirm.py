@@ -20,8 +20,9 @@ import engine
 from service import clock, tokens
 from service.games.loaded import LoadedGame, load_game
 from service.i18n import recipient_language
+from service.inbound_models import InboundMessage
 from service.links import external_url, private_page_url
-from service.models import Game, InboundMessage, Player, Seat
+from service.models import Game, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import emails_queued_since, queue_email

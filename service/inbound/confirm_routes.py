@@ -14,8 +14,9 @@ from service.db import read_scope, session_scope
 from service.games.refusals import StaleMoveError
 from service.games.state import apply_moves
 from service.inbound.confirm import ConfirmToken, described, held_moves, read_token, seat_of
+from service.inbound_models import InboundMessage
 from service.links import private_page_url
-from service.models import Game, GameStatus, InboundMessage, Player, Seat
+from service.models import Game, GameStatus, Player, Seat
 from service.players.messages import save_message
 from service.refusal import Refusal
 

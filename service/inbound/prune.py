@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from flask import current_app
 
-from service.models import InboundMessage, utcnow
+from service.inbound_models import InboundMessage
+from service.models import utcnow
 from service.pruning import PruneReport, prune_batch, prune_batches
 
 PRUNE_TASK = "worker.prune_inbound"

@@ -60,7 +60,8 @@ from service.inbound import bounces, headers, mime_shape
 from service.inbound.authentication import authenticate, rate_key
 from service.inbound.outcomes import Outcome, Received
 from service.inbound.seat_reply import play_reply
-from service.models import InboundMessage, Player, Seat
+from service.inbound_models import InboundMessage
+from service.models import Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.present.reply_answers import queue_other_sender

@@ -20,7 +20,8 @@ from service.inbound import confirm, headers, loops
 from service.inbound.authentication import Verdict
 from service.inbound.outcomes import Outcome, Received
 from service.inbound.reply_text import as_typed, words_to_read
-from service.models import Game, GameStatus, InboundMessage, Player, Seat
+from service.inbound_models import InboundMessage
+from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.outbox.queue import game_subject

@@ -10,7 +10,10 @@ from alembic import context
 from alembic.autogenerate.api import AutogenContext
 from sqlmodel import SQLModel
 
-from service import models
+from service import (
+    inbound_models,  # noqa: F401  (reply keys, received emails)
+    models,
+)
 from service.db import make_engine
 from service.outbox import models as mail_models  # noqa: F401  (the mail tables)
 from service.players import challenge_models  # noqa: F401  (challenges)

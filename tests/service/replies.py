@@ -20,7 +20,7 @@ from service.db import session_scope
 from service.games.loaded import load_game
 from service.games.move_log import move_log
 from service.games.state import load_state
-from service.models import InboundMessage
+from service.inbound_models import InboundMessage
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM
 from tests.worker.turn_games import create_confirm_accept

@@ -24,7 +24,8 @@ from service.db import get_engine, session_scope
 from service.games.players import find_or_add_player, find_player
 from service.games.rows import get_game
 from service.games.seats import read_seats
-from service.models import GameStatus, InboundMessage, MoveEntry, Player, utcnow
+from service.inbound_models import InboundMessage
+from service.models import GameStatus, MoveEntry, Player, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage, OutboxStatus
 from service.outbox.queue import blocked_reason

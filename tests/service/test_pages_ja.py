@@ -24,9 +24,10 @@ from service.games.loaded import load_game
 from service.games.rows import get_game, lock_game
 from service.games.seats import read_seats
 from service.inbound.confirm import make_token
+from service.inbound_models import InboundMessage
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
-from service.models import Game, InboundMessage, Series, Snapshot
+from service.models import Game, Series, Snapshot
 from service.outbox.models import OutboxMessage
 from service.outbox.signed import MailPurpose
 from service.outbox.signed import make_token as make_mail_token

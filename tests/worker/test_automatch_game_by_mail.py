@@ -27,7 +27,8 @@ from sqlmodel import col, select
 from service import clock
 from service.db import session_scope
 from service.games.players import find_or_add_player
-from service.models import Game, InboundMessage
+from service.inbound_models import InboundMessage
+from service.models import Game
 from service.outbox import MailKind
 from service.players.challenge_models import Challenge, ChallengeStatus
 from service.players.models import GameMessage

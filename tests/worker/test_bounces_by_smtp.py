@@ -14,7 +14,8 @@ from sqlmodel import col, select
 
 from service.db import session_scope
 from service.inbound.smtp import receiver
-from service.models import AddressStatus, InboundMessage, Player
+from service.inbound_models import InboundMessage
+from service.models import AddressStatus, Player
 from service.outbox.bounce_address import outbox_id_of
 from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app
 from tests.worker.conftest import SMTPServer, free_port, wait_for

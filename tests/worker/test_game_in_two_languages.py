@@ -36,7 +36,8 @@ from engine.cards import is_troop, troop_parts
 from service.db import session_scope
 from service.games.loaded import load_game
 from service.games.state import load_state
-from service.models import Game, GameStatus, InboundMessage, Player
+from service.inbound_models import InboundMessage
+from service.models import Game, GameStatus, Player
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
 from tests.language_check import (

@@ -18,7 +18,8 @@ from sqlmodel import select
 
 from service.db import session_scope
 from service.inbound import imap
-from service.models import Game, InboundMessage
+from service.inbound_models import InboundMessage
+from service.models import Game
 from tests.service.conftest import make_test_app
 from tests.service.replies import nested
 from tests.worker.conftest import SMTPServer, WorkerProcess, _empty, close_app, wait_for

@@ -20,7 +20,8 @@ from sqlmodel import select
 
 from service.db import session_scope
 from service.games.move_log import move_log
-from service.models import Game, InboundMessage
+from service.inbound_models import InboundMessage
+from service.models import Game
 from tests.service.conftest import VALID_FORM, make_test_app
 from tests.worker.conftest import SMTPServer, WorkerProcess, _empty, close_app
 from tests.worker.outbox_rows import link_to, path_of
