@@ -34,6 +34,8 @@ from flask import (
     url_for,
 )
 from flask import session as cookie
+from flask.ctx import _AppCtxGlobals
+from flask.globals import _cv_app
 from flask_babel import Babel, Domain, force_locale, get_locale, lazy_gettext
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -103,15 +105,23 @@ _PAGE_LANGUAGE = "_page_language"
 ``get_locale`` costs twenty times the cached drawing of a card."""
 
 
+def _app_globals() -> _AppCtxGlobals | None:
+    """The application context's ``g``, or None outside one: read from Flask's context variable
+    rather than through the ``g`` proxy, which costs more than the rest of ``page_language``."""
+    context = _cv_app.get(None)
+    return None if context is None else context.g
+
+
 def page_language() -> str:
     """The code of the language the current page or email is being written in."""
-    if not has_app_context():
+    app_globals = _app_globals()
+    if app_globals is None:
         return DEFAULT_LANGUAGE
-    code: str | None = g.get(_PAGE_LANGUAGE)
+    code: str | None = app_globals.__dict__.get(_PAGE_LANGUAGE)
     if code is None:
         locale = get_locale()
         code = locale.language if locale is not None else DEFAULT_LANGUAGE
-        setattr(g, _PAGE_LANGUAGE, code)
+        setattr(app_globals, _PAGE_LANGUAGE, code)
     return code
 
 
@@ -145,14 +155,15 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
         return kept[1]
 
     def get_translations(self) -> NullTranslations:
-        if not has_app_context():
+        app_globals = _app_globals()
+        if app_globals is None:
             outside: NullTranslations = super().get_translations()
             return outside
         code = page_language()
-        cached: tuple[str, NullTranslations] | None = g.get(self._CACHED)
+        cached: tuple[str, NullTranslations] | None = app_globals.__dict__.get(self._CACHED)
         if cached is None or cached[0] != code:
             cached = (code, super().get_translations())
-            setattr(g, self._CACHED, cached)
+            setattr(app_globals, self._CACHED, cached)
         return cached[1]
 
 
@@ -161,15 +172,20 @@ TemplateWords = dict[str, Callable[..., str]]
 
 def _template_words(translations: NullTranslations) -> TemplateWords:
     """Jinja's newstyle ``gettext`` and ``ngettext`` (``jinja2.ext``'s, same escaping and
-    formatting), calling ``translations`` straight away."""
+    formatting), calling ``translations`` straight away. A message without placeholders is
+    formatted once per catalogue and kept: most of a page's messages are such."""
     ugettext, ungettext = translations.ugettext, translations.ungettext
+    plain: dict[tuple[str, bool], str] = {}
 
     @pass_context
     def gettext(context: Context, string: str, /, **variables: object) -> str:
-        text = ugettext(string)
-        if context.eval_ctx.autoescape:
-            text = Markup(text)
-        return text % variables
+        escaped = bool(context.eval_ctx.autoescape)
+        if not variables:
+            kept = plain.get((string, escaped))
+            if kept is None:
+                kept = plain[string, escaped] = _formatted(ugettext(string), escaped, {})
+            return kept
+        return _formatted(ugettext(string), escaped, variables)
 
     @pass_context
     def ngettext(
@@ -177,11 +193,15 @@ def _template_words(translations: NullTranslations) -> TemplateWords:
     ) -> str:
         variables.setdefault("num", num)
         text = ungettext(singular, plural, num)
-        if context.eval_ctx.autoescape:
-            text = Markup(text)
-        return text % variables
+        return _formatted(text, bool(context.eval_ctx.autoescape), variables)
 
     return {"gettext": gettext, "ngettext": ngettext, "_": gettext}
+
+
+def _formatted(text: str, escaped: bool, variables: dict[str, object]) -> str:
+    """A translated message with its placeholders filled, as Jinja's newstyle gettext does it:
+    under autoescape the message is markup and the values are escaped into it."""
+    return (Markup(text) if escaped else text) % variables
 
 
 def adopt_page_language(player: Player) -> None:

@@ -24,11 +24,10 @@ from service.players.messages import (
     MessageRefused,
     ShownMessage,
     cleaned_message,
-    messages_for,
+    game_talk,
     mute,
     report_message,
     save_message,
-    standing_towards,
     unmute,
 )
 
@@ -86,15 +85,12 @@ def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversatio
         for letter, (_, p) in seats.items()
         if letter != seat and p.id is not None and p.id != reader.id
     }
-    standing = standing_towards(session, reader.id, others)
-    muted = standing.muted
-    blocked = {blocked for blocker, blocked in standing.blocks if blocker == reader.id}
+    talk = game_talk(session, loaded.id, reader, others)
+    blocked = {blocked for blocker, blocked in talk.blocks if blocker == reader.id}
     return Conversation(
-        messages=tuple(
-            messages_for(session, loaded.id, reader, muted=muted, blocks=standing.blocks)
-        ),
+        messages=talk.messages,
         messages_off=reader.messages_off,
-        muted=bool(others) and others <= muted,
+        muted=bool(others) and others <= talk.muted,
         blocking=bool(others) and others <= blocked,
         named_seats=frozenset(
             letter

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from flask_babel import lazy_gettext
-from sqlalchemy import bindparam, literal, union_all
+from sqlalchemy import CompoundSelect, bindparam, literal, null, union_all
+from sqlalchemy import select as rows_of
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
@@ -102,21 +104,36 @@ def muted_by(session: Session, reader: Player) -> set[int]:
     return set(session.exec(select(Mute.muted_id).where(col(Mute.muter_id) == reader.id)))
 
 
-@dataclass(frozen=True)
-class Standing:
-    """How a reader stands towards some players: whom they muted, the blocks either way."""
+_MESSAGE_COLUMNS = (
+    col(GameMessage.id),
+    col(GameMessage.player_id),
+    col(GameMessage.seat),
+    col(GameMessage.ply),
+    col(GameMessage.body),
+)
+_GAME_MESSAGES = (
+    rows_of(*_MESSAGE_COLUMNS)
+    .where(
+        col(GameMessage.game_id) == bindparam("game_id"),
+        col(GameMessage.ply) >= bindparam("since_ply"),
+        col(GameMessage.hidden_at).is_(None),
+    )
+    .order_by(col(GameMessage.ply), col(GameMessage.id))
+)
+"""A game's messages from a ply on, that no operator hid (statements are built once: building
+one costs more than running it)."""
 
-    muted: frozenset[int]
-    blocks: tuple[tuple[int, int], ...]
-    """(blocker, blocked) pairs."""
-
-
-_STANDING = union_all(
-    select(literal("mute"), col(Mute.muted_id), literal(0)).where(
+_GAME_TALK: CompoundSelect[Any] = union_all(
+    rows_of(literal("message"), *_MESSAGE_COLUMNS).where(
+        col(GameMessage.game_id) == bindparam("game_id"), col(GameMessage.hidden_at).is_(None)
+    ),
+    rows_of(literal("mute"), col(Mute.muted_id), literal(0), null(), null(), null()).where(
         col(Mute.muter_id) == bindparam("reader"),
         col(Mute.muted_id).in_(bindparam("others", expanding=True)),
     ),
-    select(literal("block"), col(Block.blocker_id), col(Block.blocked_id)).where(
+    rows_of(
+        literal("block"), col(Block.blocker_id), col(Block.blocked_id), null(), null(), null()
+    ).where(
         or_(
             (col(Block.blocker_id) == bindparam("reader"))
             & col(Block.blocked_id).in_(bindparam("others", expanding=True)),
@@ -125,32 +142,50 @@ _STANDING = union_all(
         )
     ),
 )
-"""The statement of ``standing_towards``, built once (building it cost more than running it)."""
+"""A game's messages, the reader's mutes of the other players and the blocks between them either
+way: one statement, as a private page reads all three on every load."""
 
 
-def standing_towards(session: Session, reader_id: int, others: Collection[int]) -> Standing:
-    """The reader's mutes of ``others`` and the blocks between them either way, in one query
-    (a private page's conversation: ``others`` are the game's other players)."""
-    if not others:
-        return Standing(frozenset(), ())
-    params = {"reader": reader_id, "others": list(others)}
-    rows = session.execute(_STANDING, params).all()
-    return Standing(
-        muted=frozenset(one for kind, one, _ in rows if kind == "mute"),
-        blocks=tuple((one, two) for kind, one, two in rows if kind == "block"),
-    )
+@dataclass(frozen=True)
+class GameTalk:
+    """What a reader may read of a game's messages, and how they stand towards its players."""
+
+    messages: tuple[ShownMessage, ...]
+    muted: frozenset[int]
+    """The other players the reader muted."""
+    blocks: tuple[tuple[int, int], ...]
+    """(blocker, blocked) pairs between the reader and the other players, either way."""
 
 
-_GAME_MESSAGES = (
-    select(GameMessage)
-    .where(
-        col(GameMessage.game_id) == bindparam("game_id"),
-        col(GameMessage.ply) >= bindparam("since_ply"),
-        col(GameMessage.hidden_at).is_(None),
-    )
-    .order_by(col(GameMessage.ply), col(GameMessage.id))
-)
-"""A game's messages from a ply on, that no operator hid: built once, like ``_STANDING``."""
+def game_talk(session: Session, game_id: int, reader: Player, others: Collection[int]) -> GameTalk:
+    """The game's messages ``reader`` may read, oldest first, and their standing towards
+    ``others`` (the game's other players), in one query."""
+    assert reader.id is not None
+    params = {"game_id": game_id, "reader": reader.id, "others": list(others)}
+    rows = session.execute(_GAME_TALK, params).all()
+    muted = frozenset(row[1] for row in rows if row[0] == "mute")
+    blocks = tuple((row[1], row[2]) for row in rows if row[0] == "block")
+    said = sorted((row[1:] for row in rows if row[0] == "message"), key=lambda m: (m[3], m[0]))
+    shown = () if reader.messages_off else tuple(_readable(said, reader.id, muted, blocks))
+    return GameTalk(shown, muted, blocks)
+
+
+def _readable(
+    rows: Iterable[Sequence[Any]],
+    reader_id: int,
+    muted: Collection[int],
+    blocks: Sequence[tuple[int, int]],
+    *,
+    others_only: bool = False,
+) -> Iterator[ShownMessage]:
+    """The messages of ``rows`` (``_MESSAGE_COLUMNS``) that the reader reads: none of the players
+    they muted, none across a block, either way."""
+    silenced = set(muted) | {p for pair in blocks for p in pair if p != reader_id}
+    for message_id, player_id, seat, ply, body in rows:
+        mine = player_id == reader_id
+        if (mine and others_only) or (not mine and player_id in silenced):
+            continue
+        yield ShownMessage(message_id, seat, ply, body, mine)
 
 
 def messages_for(
@@ -160,31 +195,17 @@ def messages_for(
     *,
     since_ply: int = 0,
     others_only: bool = False,
-    muted: Collection[int] | None = None,
-    blocks: Sequence[tuple[int, int]] | None = None,
 ) -> list[ShownMessage]:
-    """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on.
-    ``muted`` (``muted_by``) and ``blocks`` (``blocks_with``): when the caller read them."""
+    """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on."""
     assert reader.id is not None
     if reader.messages_off:
         return []
-    rows: Sequence[GameMessage] = session.exec(
-        _GAME_MESSAGES, params={"game_id": game_id, "since_ply": since_ply}
-    ).all()
+    rows = session.execute(_GAME_MESSAGES, {"game_id": game_id, "since_ply": since_ply}).all()
     if not rows:
         return []
-    silenced = set(muted) if muted is not None else muted_by(session, reader)
-    pairs = blocks if blocks is not None else blocks_with(session, reader.id)
-    # A block stands between the two whoever made it.
-    silenced = silenced | {p for pair in pairs for p in pair if p != reader.id}
-    shown: list[ShownMessage] = []
-    for row in rows:
-        assert row.id is not None
-        mine = row.player_id == reader.id
-        if (mine and others_only) or (not mine and row.player_id in silenced):
-            continue
-        shown.append(ShownMessage(row.id, row.seat, row.ply, row.body, mine))
-    return shown
+    muted = muted_by(session, reader)
+    blocks = blocks_with(session, reader.id)
+    return list(_readable(rows, reader.id, muted, blocks, others_only=others_only))
 
 
 def mute(session: Session, muter_id: int, muted_id: int) -> bool:
