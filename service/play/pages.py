@@ -130,7 +130,7 @@ def private_page_context(
         claims=claims_in_log(session, loaded, entries),
     )
     # What the others did since this seat's last turn, first on the page (as in the email).
-    turns = others_turns(session, loaded, state, seat, names, window)
+    turns = others_turns(session, loaded, state, seat, names, window, plain_text=False)
     last_turn = [row for group in turns for row in group.rows]
     return PrivatePage(
         view=view,

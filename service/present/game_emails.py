@@ -60,12 +60,15 @@ def others_turns(
     seat: str,
     names: Mapping[str, str],
     entries: Sequence[LogEntry] | None = None,
+    *,
+    plain_text: bool = True,
 ) -> list[TurnRows]:
     """What the others did since ``seat`` last moved, turn by turn (``move_list.by_turn``), each
     entry in words and public notation, each claim with why it held (the one who lost the flag
     reads why). The claims made for ``seat`` at this start are left out (said apart).
     ``entries``: the last ``OTHERS_TURNS_ENTRIES`` of the log up to ``state``, when the caller
-    has read them."""
+    has read them. ``plain_text``: the entries' lines for an email's text part too (a page
+    has no use for them)."""
     if entries is None:
         entries = moves_from(
             session, loaded.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
@@ -82,18 +85,25 @@ def others_turns(
     claims = claims_in_log(session, loaded, [e for e in entries if e.ply in wanted])
     return [
         dataclasses.replace(
-            group, rows=tuple(_in_lines(row, claims, names, seat) for row in group.rows)
+            group,
+            rows=tuple(_explained(row, claims, names, seat, plain_text) for row in group.rows),
         )
         for group in turns
     ]
 
 
-def _in_lines(
-    row: LogRow, claims: Mapping[int, ClaimExplained], names: Mapping[str, str], seat: str
+def _explained(
+    row: LogRow,
+    claims: Mapping[int, ClaimExplained],
+    names: Mapping[str, str],
+    seat: str,
+    plain_text: bool,
 ) -> LogRow:
-    """``row`` with its plain-text lines, and why its claim held (if it is one)."""
+    """``row`` with why its claim held (if it is one), and its plain-text lines if wanted."""
     explained = claims.get(row.number - 1)
     why = explained.words(names, seat) if explained else None
+    if not plain_text:
+        return dataclasses.replace(row, why=why) if why else row
     why_lines = wrap(_("Why: %(why)s", why=pieces_text(why, codes=True)), "      ") if why else []
     return dataclasses.replace(
         row,
