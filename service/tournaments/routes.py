@@ -13,30 +13,12 @@ import engine
 import tournaments
 from service import clock
 from service.db import read_scope, session_scope
-from service.models import Player
-from service.refusal import Refusal
-from service.signin import signed_in_player
+from service.signin import required_signed_in_player, signed_in_player
 from service.tournaments import bp, ladder, lifecycle, pause
 from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
 from service.tournaments.settings import TournamentRefusal
-
-
-class SignInFirstError(Refusal):
-    status = 403
-    title = lazy_gettext("Please sign in first")
-    message = lazy_gettext(
-        'Only a signed-in player can do this. Ask for your games link on the "my games" page '
-        "and sign in. Nothing was changed."
-    )
-
-
-def _visitor(session: Session) -> Player:
-    visitor = signed_in_player(session)
-    if visitor is None:
-        raise SignInFirstError()
-    return visitor
 
 
 def _by_public_id(session: Session, public_id: str) -> Tournament:
@@ -75,7 +57,7 @@ def new_tournament() -> str:
 def create_tournament() -> Response:
     settings = read_form(request.form)
     with session_scope() as session:
-        made = lifecycle.create(session, _visitor(session), settings)
+        made = lifecycle.create(session, required_signed_in_player(session), settings)
         public_id = made.public_id
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
 
@@ -90,7 +72,7 @@ def tournament_view(public_id: str) -> str:
 
 def _act(public_id: str, action: str) -> Response:
     with session_scope() as session:
-        visitor = _visitor(session)
+        visitor = required_signed_in_player(session)
         found = _by_public_id(session, public_id)
         assert found.id is not None and visitor.id is not None
         if action == "enter":
@@ -152,7 +134,7 @@ def challenge_on_ladder(public_id: str) -> Response:
     """The signed-in entrant challenges the entrant ``entrant`` (their entry's id) above them."""
     defender = _number_field("entrant")
     with session_scope() as session:
-        visitor = _visitor(session)
+        visitor = required_signed_in_player(session)
         found = _by_public_id(session, public_id)
         assert found.id is not None
         ladder.challenge(session, found.id, visitor, defender, clock.now())
@@ -164,7 +146,7 @@ def remove_from_tournament(public_id: str) -> Response:
     """The organiser removes the player ``player``: a withdrawal in their name."""
     player_id = _number_field("player")
     with session_scope() as session:
-        visitor = _visitor(session)
+        visitor = required_signed_in_player(session)
         found = _by_public_id(session, public_id)
         assert found.id is not None
         lifecycle.remove_player(session, found.id, player_id, visitor)

@@ -87,7 +87,9 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
 def test_bad_forms_and_actions_are_refused_and_change_nothing(
     app: Flask, client: FlaskClient
 ) -> None:
-    assert client.post("/tournaments", data=FORM).status_code == 403  # not signed in
+    anonymous = client.post("/tournaments", data=FORM)
+    assert anonymous.status_code == 401
+    assert "Please sign in first" in anonymous.get_data(as_text=True)
     sign_in_as(app, client, "alice@example.org")
     for field, value in [
         ("kind", "knockout"),
