@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response
 from engine import ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
-from service.game_words import ruleset_title
+from service.game_words import COMPUTER_LEVEL_NAMES, ruleset_title
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import read_seats
 from service.links import private_page_url
@@ -40,16 +40,6 @@ from service.players.challenge_models import ChallengeKind, ChallengeStatus
 from service.players.moderation import is_suspended
 from service.ratings.pools import POOL_WORDS
 from service.signin import required_signed_in_player, signed_in_player
-
-COMPUTER_LEVEL_NAMES = {
-    "random": lazy_gettext("random"),
-    "easy": lazy_gettext("easy"),
-    "normal": lazy_gettext("normal"),
-    "strong": lazy_gettext("strong"),
-    "expert": lazy_gettext("expert"),
-}
-"""The computer's levels as the lobby's links name them."""
-
 
 SIGN_IN_TO_CHALLENGE = lazy_gettext(
     "Only a signed-in player can post or accept a challenge. Ask for your games link on "
