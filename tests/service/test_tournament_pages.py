@@ -124,3 +124,17 @@ def test_the_form_keeps_the_chosen_tie_break_order(app: Flask, client: FlaskClie
         chosen, usual = session.exec(select(Tournament).order_by(Tournament.id)).all()  # type: ignore[arg-type]
         assert chosen.tie_breaks == ["sonneborn-berger", "direct-encounter"]
         assert usual.tie_breaks == ["direct-encounter", "sonneborn-berger"]
+
+
+def test_the_withdraw_and_end_buttons_and_no_other_action(app: Flask, client: FlaskClient) -> None:
+    sign_in_as(app, client, "alice@example.org")
+    url = _created(app, client)
+    assert client.post(f"{url}/enter").status_code == 303
+    assert client.post(f"{url}/withdraw").status_code == 303
+    assert client.get(f"{url}/withdraw").status_code == 405  # a link never acts
+    assert client.post(f"{url}/shuffle").status_code == 404
+    assert client.post(f"{url}/end").status_code == 303
+    with app.app_context(), session_scope() as session:
+        tournament = session.exec(select(Tournament)).one()
+        assert tournament.status == "finished"
+        assert session.exec(select(func.count()).select_from(Entrant)).one() == 0
