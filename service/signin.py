@@ -23,10 +23,12 @@ from datetime import timedelta
 
 from flask import Flask, current_app
 from flask import session as cookie
+from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 from service import clock
 from service.models import Player
+from service.refusal import Refusal, Text
 
 PLAYER_KEY = "player"
 GENERATION_KEY = "generation"
@@ -105,6 +107,26 @@ def signed_in_player(session: Session) -> Player | None:
     if not _is_current(player, generation, session_generation):
         sign_out()  # revoked: nothing reads this cookie again
         return None
+    return player
+
+
+class SignInFirstError(Refusal):
+    """An action that needs a signed-in player, asked from a browser that is not signed in."""
+
+    status = 401
+    title = lazy_gettext("Please sign in first")
+    message = lazy_gettext(
+        'Only a signed-in player can do this. Ask for your games link on the "my games" page '
+        "and sign in. Nothing was changed."
+    )
+
+
+def required_signed_in_player(session: Session, refusal: Text | None = None) -> Player:
+    """The player this browser is signed in as. Raises SignInFirstError (saying ``refusal``
+    when given) when it is not signed in."""
+    player = signed_in_player(session)
+    if player is None:
+        raise SignInFirstError(refusal)
     return player
 
 

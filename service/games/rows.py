@@ -6,13 +6,14 @@ Functions take the caller's session and never commit: the caller's ``session_sco
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 
 import sqlalchemy as sa
 from flask_babel import lazy_gettext
 from sqlmodel import Session, select
 
 import engine
-from service.models import Game, GameStatus
+from service.models import Game, GameStatus, Seat
 from service.refusal import Refusal
 
 
@@ -86,6 +87,22 @@ def new_game(
         creation_key=creation_key,
         rated=rated,
     )
+
+
+def add_agreed_game(session: Session, game: Game, players: Mapping[str, int]) -> dict[str, Seat]:
+    """Add ``game`` (a ``new_game``) with a seat for each letter's player, accepted already:
+    every player agreed (a challenge taken, a tournament's pairing, a series' next game). Returns
+    the seats by letter; everything is flushed, so the game and its seats have their ids."""
+    session.add(game)
+    session.flush()
+    assert game.id is not None
+    seats = {
+        letter: Seat(game_id=game.id, letter=letter, player_id=player_id, accepted=True)
+        for letter, player_id in players.items()
+    }
+    session.add_all(seats.values())
+    session.flush()
+    return seats
 
 
 def get_game(session: Session, game_id: int) -> Game:

@@ -20,9 +20,9 @@ from sqlmodel import Session, col, select
 
 import engine
 from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder
-from service.games.rows import new_game
+from service.games.rows import add_agreed_game, new_game
 from service.games.state import deal_game
-from service.models import Game, GameStatus, Seat, Series, SeriesStatus
+from service.models import Game, GameStatus, Series, SeriesStatus
 
 
 @dataclass(frozen=True)
@@ -151,16 +151,12 @@ def continue_series(
         computer_delay_s=game.computer_delay_s,
         rated=game.rated,
     )
-    session.add(following)
-    session.flush()
-    assert game.id is not None and following.id is not None
-    seats: dict[str, SeatHolder] = {}
+    player_ids: dict[str, int] = {}
     for letter, (_, player) in loaded.seats.items():
         assert player.id is not None
-        seat = Seat(game_id=following.id, letter=letter, player_id=player.id, accepted=True)
-        session.add(seat)
-        seats[letter] = SeatHolder(seat, player)
-    session.flush()
+        player_ids[letter] = player.id
+    added = add_agreed_game(session, following, player_ids)
+    seats = {letter: SeatHolder(seat, loaded.seats[letter][1]) for letter, seat in added.items()}
     dealt = LoadedGame(following, seats, loaded.statuses, NO_SNAPSHOTS)
     return deal_game(session, dealt, now, first=state.result.winner)
 

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext
-from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from engine import ClaimTiming
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
-from service.game_words import ruleset_title
+from service.game_words import COMPUTER_LEVEL_NAMES, ruleset_title
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import read_seats
 from service.links import private_page_url
@@ -37,39 +36,16 @@ from service.lobby.challenges import (
     withdraw_challenge,
 )
 from service.lobby.forms import DEFAULT_DAYS_PER_MOVE, FormError
-from service.models import Player
 from service.players.challenge_models import ChallengeKind, ChallengeStatus
 from service.players.moderation import is_suspended
 from service.ratings.pools import POOL_WORDS
-from service.refusal import Refusal
-from service.signin import signed_in_player
+from service.signin import required_signed_in_player, signed_in_player
 
-COMPUTER_LEVEL_NAMES = {
-    "random": lazy_gettext("random"),
-    "easy": lazy_gettext("easy"),
-    "normal": lazy_gettext("normal"),
-    "strong": lazy_gettext("strong"),
-    "expert": lazy_gettext("expert"),
-}
-"""The computer's levels as the lobby's links name them."""
-
-
-class SignInFirstError(Refusal):
-    """A challenge posted, accepted or withdrawn from a browser not signed in."""
-
-    status = 401
-    title = lazy_gettext("Please sign in first")
-    message = lazy_gettext(
-        "Only a signed-in player can post or accept a challenge. Ask for your games link on "
-        "the \u201cMy games\u201d page and sign in. Nothing was changed."
-    )
-
-
-def _player(session: Session) -> Player:
-    player = signed_in_player(session)
-    if player is None:
-        raise SignInFirstError()
-    return player
+SIGN_IN_TO_CHALLENGE = lazy_gettext(
+    "Only a signed-in player can post or accept a challenge. Ask for your games link on "
+    "the \u201cMy games\u201d page and sign in. Nothing was changed."
+)
+"""Why a challenge posted, accepted or withdrawn from a browser not signed in is refused."""
 
 
 def _filter(name: str, allowed: tuple[str, ...]) -> str | None:
@@ -185,10 +161,10 @@ def _posted(kind: ChallengeKind) -> Response | tuple[str, int]:
         terms = parse_terms(request.form.to_dict())
     except FormError as error:
         with read_scope() as session:
-            _player(session)  # not signed in is told first
+            required_signed_in_player(session, SIGN_IN_TO_CHALLENGE)  # not signed in is told first
         return _render_lobby(error.errors, error.status)
     with session_scope() as session:
-        player = _player(session)
+        player = required_signed_in_player(session, SIGN_IN_TO_CHALLENGE)
         if kind is ChallengeKind.OPEN:
             post_challenge(session, player, terms, kind)
             return redirect(url_for("lobby.lobby_page"), code=303)
@@ -216,7 +192,7 @@ def accept_challenge_view(challenge_id: int) -> Response:
     """Accept, then the new game's private page of the taker's seat (see-other: reloading does
     not accept twice)."""
     with session_scope() as session:
-        player = _player(session)
+        player = required_signed_in_player(session, SIGN_IN_TO_CHALLENGE)
         game = accept_challenge(session, challenge_id, player)
         assert game.id is not None
         seat = next(s for s, p in read_seats(session, game.id).values() if p.id == player.id)
@@ -227,5 +203,7 @@ def accept_challenge_view(challenge_id: int) -> Response:
 @bp.post("/lobby/challenges/<int:challenge_id>/withdraw")
 def withdraw_challenge_view(challenge_id: int) -> Response:
     with session_scope() as session:
-        withdraw_challenge(session, challenge_id, _player(session))
+        withdraw_challenge(
+            session, challenge_id, required_signed_in_player(session, SIGN_IN_TO_CHALLENGE)
+        )
     return redirect(url_for("lobby.lobby_page"), code=303)

@@ -19,7 +19,7 @@ from service.games.computer import computer_player
 from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder, load_game, lock_loaded_game
 from service.games.players import find_or_add_player, name_by_owner
 from service.games.refusals import GAME_STATUS_WORDS
-from service.games.rows import new_game
+from service.games.rows import add_agreed_game, new_game
 from service.games.seats import read_seats, seat_for_token
 from service.games.state import deal_game
 from service.lobby import invitations as mail_invitations
@@ -178,14 +178,13 @@ def create_agreed_game(session: Session, new: NewGame) -> Game:
         computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
         rated=new.rated,
     )
-    session.add(game)
-    session.flush()
-    assert game.id is not None
+    players: dict[str, int] = {}
     for letter, name, email in new.players:
         player = find_or_add_player(session, email, name)
         assert player.id is not None
-        session.add(Seat(game_id=game.id, letter=letter, player_id=player.id, accepted=True))
-    session.flush()
+        players[letter] = player.id
+    add_agreed_game(session, game, players)
+    assert game.id is not None
     deal_when_all_accepted(session, load_game(session, game.id))
     return game
 

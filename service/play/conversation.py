@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import redirect, request, url_for
-from flask_babel import lazy_gettext
+from flask_babel import LazyString, lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
@@ -120,15 +120,22 @@ def _back(token: str) -> Response:
     return redirect(url_for("play.private_page", token=token) + "#conversation", code=303)
 
 
+def _switched_on(field: str, refusal: LazyString) -> bool:
+    """Whether the form's switch ``field`` says "on" rather than "off". Raises MessageRefused
+    saying ``refusal`` when it says neither."""
+    wanted = request.form.get(field, "")
+    if wanted not in ("on", "off"):
+        raise MessageRefused(refusal)
+    return wanted == "on"
+
+
 @bp.post("/p/<token>/messages")
 def messages_choice(token: str) -> Response:
     """Messages on or off for this player, in all their games."""
-    wanted = request.form.get("messages", "")
-    if wanted not in ("on", "off"):
-        raise MessageRefused(lazy_gettext("Choose whether messages are on or off."))
+    on = _switched_on("messages", lazy_gettext("Choose whether messages are on or off."))
     with session_scope() as session:
         _game, _seat, player = _reader(session, token)
-        player.messages_off = wanted == "off"
+        player.messages_off = not on
     return _back(token)
 
 
@@ -136,10 +143,8 @@ def messages_choice(token: str) -> Response:
 def mute_choice(token: str) -> Response:
     """Mute (or unmute) the other players of this game, in every game: their messages are not
     shown to this player; they are not told."""
-    wanted = request.form.get("mute", "")
-    if wanted not in ("on", "off"):
-        raise MessageRefused(lazy_gettext("Choose whether to mute or unmute."))
-    _towards_the_others(token, mute if wanted == "on" else unmute)
+    on = _switched_on("mute", lazy_gettext("Choose whether to mute or unmute."))
+    _towards_the_others(token, mute if on else unmute)
     return _back(token)
 
 
@@ -148,10 +153,8 @@ def block_choice(token: str) -> Response:
     """Block (or stop blocking) the other players of this game: while a block stands no message
     passes between them either way, and no challenge or pairing joins them
     (``service.players.blocks``); the game being played goes on."""
-    wanted = request.form.get("block", "")
-    if wanted not in ("on", "off"):
-        raise MessageRefused(lazy_gettext("Choose whether to block or unblock."))
-    _towards_the_others(token, block if wanted == "on" else unblock)
+    on = _switched_on("block", lazy_gettext("Choose whether to block or unblock."))
+    _towards_the_others(token, block if on else unblock)
     return _back(token)
 
 

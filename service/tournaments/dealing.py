@@ -13,9 +13,9 @@ import engine
 import tournaments
 from service import clock
 from service.games.loaded import load_game
-from service.games.rows import new_game
+from service.games.rows import add_agreed_game, new_game
 from service.games.state import deal_game
-from service.models import Seat, Visibility
+from service.models import Visibility
 from service.present import emails as mail_emails
 from service.tournaments.emails import queue_over, queue_round
 from service.tournaments.models import (
@@ -42,12 +42,9 @@ def deal_pairing(
         computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
         rated=tournament.rated,
     )
-    session.add(game)
-    session.flush()
-    assert game.id is not None
     seats = engine.get_ruleset(tournament.ruleset).seats
-    for letter, player_id in zip(seats, (pairing.first, pairing.second), strict=True):
-        session.add(Seat(game_id=game.id, letter=letter, player_id=player_id, accepted=True))
+    add_agreed_game(session, game, dict(zip(seats, (pairing.first, pairing.second), strict=True)))
+    assert game.id is not None
     link = TournamentGame(
         tournament_id=tournament.id,
         round=pairing.round,

@@ -4,6 +4,9 @@ removing a player). GET only reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from flask import redirect, render_template, request, url_for
 from flask_babel import lazy_gettext
 from sqlmodel import Session, select
@@ -14,29 +17,12 @@ import tournaments
 from service import clock
 from service.db import read_scope, session_scope
 from service.models import Player
-from service.refusal import Refusal
-from service.signin import signed_in_player
+from service.signin import required_signed_in_player, signed_in_player
 from service.tournaments import bp, ladder, lifecycle, pause
 from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
 from service.tournaments.settings import TournamentRefusal
-
-
-class SignInFirstError(Refusal):
-    status = 403
-    title = lazy_gettext("Please sign in first")
-    message = lazy_gettext(
-        'Only a signed-in player can do this. Ask for your games link on the "my games" page '
-        "and sign in. Nothing was changed."
-    )
-
-
-def _visitor(session: Session) -> Player:
-    visitor = signed_in_player(session)
-    if visitor is None:
-        raise SignInFirstError()
-    return visitor
 
 
 def _by_public_id(session: Session, public_id: str) -> Tournament:
@@ -75,7 +61,7 @@ def new_tournament() -> str:
 def create_tournament() -> Response:
     settings = read_form(request.form)
     with session_scope() as session:
-        made = lifecycle.create(session, _visitor(session), settings)
+        made = lifecycle.create(session, required_signed_in_player(session), settings)
         public_id = made.public_id
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
 
@@ -88,56 +74,38 @@ def tournament_view(public_id: str) -> str:
     return render_template("tournaments/tournament.html", page=page)
 
 
-def _act(public_id: str, action: str) -> Response:
+def _pressed(public_id: str, act: Callable[[Session, int, Player], object]) -> Response:
+    """A button of the tournament's page: ``act`` on the tournament's id for the signed-in
+    visitor, then the page again (see-other: reloading does not press twice)."""
     with session_scope() as session:
-        visitor = _visitor(session)
+        visitor = required_signed_in_player(session)
         found = _by_public_id(session, public_id)
-        assert found.id is not None and visitor.id is not None
-        if action == "enter":
-            lifecycle.enter(session, found.id, visitor)
-        elif action == "withdraw":
-            lifecycle.withdraw(session, found.id, visitor.id, clock.now())
-        elif action == "pause":
-            pause.pause(session, found.id, visitor, clock.now())
-        elif action == "resume":
-            pause.resume(session, found.id, visitor, clock.now())
-        elif action == "end":
-            lifecycle.end(session, found.id, visitor)
-        else:
-            lifecycle.start(session, found.id, visitor)
+        assert found.id is not None
+        act(session, found.id, visitor)
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
 
 
-@bp.post("/tournaments/<public_id>/enter")
-def enter_tournament(public_id: str) -> Response:
-    return _act(public_id, "enter")
+def _page_button(action: str, session: Session, tournament_id: int, visitor: Player) -> None:
+    assert visitor.id is not None
+    if action == "enter":
+        lifecycle.enter(session, tournament_id, visitor)
+    elif action == "withdraw":
+        lifecycle.withdraw(session, tournament_id, visitor.id, clock.now())
+    elif action == "pause":
+        pause.pause(session, tournament_id, visitor, clock.now())
+    elif action == "resume":
+        pause.resume(session, tournament_id, visitor, clock.now())
+    elif action == "end":
+        lifecycle.end(session, tournament_id, visitor)
+    else:
+        lifecycle.start(session, tournament_id, visitor)
 
 
-@bp.post("/tournaments/<public_id>/withdraw")
-def withdraw_from_tournament(public_id: str) -> Response:
-    return _act(public_id, "withdraw")
-
-
-@bp.post("/tournaments/<public_id>/start")
-def start_tournament(public_id: str) -> Response:
-    return _act(public_id, "start")
-
-
-@bp.post("/tournaments/<public_id>/pause")
-def pause_tournament(public_id: str) -> Response:
-    """The organiser stops every clock of the tournament's games."""
-    return _act(public_id, "pause")
-
-
-@bp.post("/tournaments/<public_id>/resume")
-def resume_tournament(public_id: str) -> Response:
-    return _act(public_id, "resume")
-
-
-@bp.post("/tournaments/<public_id>/end")
-def end_tournament(public_id: str) -> Response:
-    """The organiser ends the tournament: no more rounds."""
-    return _act(public_id, "end")
+@bp.post("/tournaments/<public_id>/<any(enter, withdraw, start, pause, resume, end):action>")
+def tournament_action(public_id: str, action: str) -> Response:
+    """The signed-in visitor's button: enter or withdraw; the organiser's start, pause (stop every
+    clock of the tournament's games), resume, or end (no more rounds)."""
+    return _pressed(public_id, partial(_page_button, action))
 
 
 def _number_field(name: str) -> int:
@@ -151,21 +119,21 @@ def _number_field(name: str) -> int:
 def challenge_on_ladder(public_id: str) -> Response:
     """The signed-in entrant challenges the entrant ``entrant`` (their entry's id) above them."""
     defender = _number_field("entrant")
-    with session_scope() as session:
-        visitor = _visitor(session)
-        found = _by_public_id(session, public_id)
-        assert found.id is not None
-        ladder.challenge(session, found.id, visitor, defender, clock.now())
-    return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
+    return _pressed(
+        public_id,
+        lambda session, tournament_id, visitor: ladder.challenge(
+            session, tournament_id, visitor, defender, clock.now()
+        ),
+    )
 
 
 @bp.post("/tournaments/<public_id>/remove")
 def remove_from_tournament(public_id: str) -> Response:
     """The organiser removes the player ``player``: a withdrawal in their name."""
     player_id = _number_field("player")
-    with session_scope() as session:
-        visitor = _visitor(session)
-        found = _by_public_id(session, public_id)
-        assert found.id is not None
-        lifecycle.remove_player(session, found.id, player_id, visitor)
-    return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
+    return _pressed(
+        public_id,
+        lambda session, tournament_id, visitor: lifecycle.remove_player(
+            session, tournament_id, player_id, visitor
+        ),
+    )

@@ -53,6 +53,16 @@ def test_a_challenge_posted_in_the_lobby_is_accepted_by_a_stranger(app: Flask) -
         assert kinds.count("game_started") == 2 and kinds.count("your_turn") == 1, kinds
 
 
+def test_a_challenge_from_a_browser_not_signed_in_asks_to_sign_in(app: Flask) -> None:
+    for path in ("/lobby/challenges", "/lobby/automatch", "/lobby/challenges/1/accept"):
+        answer = app.test_client().post(path, data=FORM)
+        page = answer.get_data(as_text=True)
+        assert answer.status_code == 401, path
+        assert "Please sign in first" in page and "post or accept a challenge" in page, path
+    with app.app_context(), session_scope() as session:
+        assert session.exec(select(Challenge.id)).all() == []
+
+
 def test_automatch_from_the_lobby_opens_the_game_for_the_second(app: Flask) -> None:
     alice = _signed_in(app, "alice@example.org", "Alice")
     bob = _signed_in(app, "bob@example.org", "Bob")

@@ -111,7 +111,7 @@ def test_challenge_buttons_for_the_places_allowed_and_a_challenge_from_the_page(
     entries = _entrant_ids(app, tid)
     assert client.post(f"{url}/challenge", data={"entrant": str(entries[1])}).status_code == 409
     assert client.post(f"{url}/challenge", data={"entrant": "x"}).status_code == 400
-    assert app.test_client().post(f"{url}/challenge", data={"entrant": "1"}).status_code == 403
+    assert app.test_client().post(f"{url}/challenge", data={"entrant": "1"}).status_code == 401
     assert _games(app) == 0
     assert client.post(f"{url}/challenge", data={"entrant": str(entries[2])}).status_code == 303
     assert _games(app) == 1

@@ -87,7 +87,9 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
 def test_bad_forms_and_actions_are_refused_and_change_nothing(
     app: Flask, client: FlaskClient
 ) -> None:
-    assert client.post("/tournaments", data=FORM).status_code == 403  # not signed in
+    anonymous = client.post("/tournaments", data=FORM)
+    assert anonymous.status_code == 401
+    assert "Please sign in first" in anonymous.get_data(as_text=True)
     sign_in_as(app, client, "alice@example.org")
     for field, value in [
         ("kind", "knockout"),
@@ -122,3 +124,17 @@ def test_the_form_keeps_the_chosen_tie_break_order(app: Flask, client: FlaskClie
         chosen, usual = session.exec(select(Tournament).order_by(Tournament.id)).all()  # type: ignore[arg-type]
         assert chosen.tie_breaks == ["sonneborn-berger", "direct-encounter"]
         assert usual.tie_breaks == ["direct-encounter", "sonneborn-berger"]
+
+
+def test_the_withdraw_and_end_buttons_and_no_other_action(app: Flask, client: FlaskClient) -> None:
+    sign_in_as(app, client, "alice@example.org")
+    url = _created(app, client)
+    assert client.post(f"{url}/enter").status_code == 303
+    assert client.post(f"{url}/withdraw").status_code == 303
+    assert client.get(f"{url}/withdraw").status_code == 405  # a link never acts
+    assert client.post(f"{url}/shuffle").status_code == 404
+    assert client.post(f"{url}/end").status_code == 303
+    with app.app_context(), session_scope() as session:
+        tournament = session.exec(select(Tournament)).one()
+        assert tournament.status == "finished"
+        assert session.exec(select(func.count()).select_from(Entrant)).one() == 0
