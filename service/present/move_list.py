@@ -105,8 +105,9 @@ def log_rows(
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        narrated = _narrated(entry.notation, ruleset, name, hide, language)
-        words, words_html, notation, notation_html, placed = narrated
+        words, words_html, notation, notation_html, placed = _named(
+            _narrated(entry.notation, ruleset, hide, language), name
+        )
         rows.append(
             LogRow(
                 number=entry.ply + 1,
@@ -140,18 +141,36 @@ def by_turn(rows: Sequence[LogRow]) -> list[TurnRows]:
     return groups
 
 
+Narrated = tuple[tuple[Piece, ...], str, str, str, str | None]
+"""An entry in words, those words in HTML, the notation shown as text and escaped, and the card
+it put on the board (``_narrated``)."""
+
+_NAME = "\x00name\x00"
+"""Where the player's name goes in a kept narration: no name holds a NUL (PostgreSQL cannot
+store one), so nothing else is ever taken for it."""
+
+
 @functools.lru_cache(maxsize=16384)
-def _narrated(
-    notation: str, ruleset: engine.Ruleset, name: str, hide: bool, language: str
-) -> tuple[tuple[Piece, ...], str, str, str, str | None]:
+def _narrated(notation: str, ruleset: engine.Ruleset, hide: bool, language: str) -> Narrated:
     """One entry in words (of ``language``, the one being written), the same words drawn in
     HTML, the notation shown (without its seat: the words name the player), as text and
-    escaped, and the card it put on the board: the same for every view of every replay position
-    of a game, so kept (the log never changes)."""
+    escaped, and the card it put on the board, with ``_NAME`` for the player's name: the same
+    for every view of every replay position of every game, so kept (the log never changes, and
+    games differ by their players' names more than by their moves)."""
     move = engine.parse_move(notation, ruleset)
-    words = tuple(narration(move, name, hide_returned=hide))
+    words = tuple(narration(move, _NAME, hide_returned=hide))
     shown = _SEAT_PREFIX.sub("", move.public_text() if hide else str(move))
     return words, str(pieces_html(words)), shown, str(escape(shown)), card_placed(move)
+
+
+def _named(narrated: Narrated, name: str) -> Narrated:
+    """A kept narration with the player's ``name`` in it."""
+    words, words_html, shown, shown_html, placed = narrated
+    named = tuple(
+        Piece("text", piece.value.replace(_NAME, name)) if piece.kind == "text" else piece
+        for piece in words
+    )
+    return named, words_html.replace(_NAME, str(escape(name))), shown, shown_html, placed
 
 
 _SEAT_PREFIX = re.compile(r"^[A-Z]: ")
