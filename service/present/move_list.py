@@ -145,9 +145,10 @@ Narrated = tuple[tuple[Piece, ...], str, str, str, str | None]
 """An entry in words, those words in HTML, the notation shown as text and escaped, and the card
 it put on the board (``_narrated``)."""
 
-_NAME = "\x00name\x00"
-"""Where the player's name goes in a kept narration: no name holds a NUL (PostgreSQL cannot
-store one), so nothing else is ever taken for it."""
+_NAME = "\x01name\x01"
+"""Where the player's name goes in a kept narration: names refuse control characters
+(``service.player_fields``), so nothing else is ever taken for it; not NUL, which stands for
+the card in a translated sentence (``service.present.words``)."""
 
 
 @functools.lru_cache(maxsize=16384)

@@ -21,7 +21,8 @@ from service.games.state import apply_moves
 from service.outbox import MailKind
 from service.outbox.addresses import mark_bouncing
 from service.present.claims import deciding_flags
-from service.present.move_list import LogRow, by_turn, entry_turns
+from service.present.move_list import LogRow, by_turn, entry_turns, log_rows
+from service.present.plain_text import pieces_text
 from service.turns.start import start_turn
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import rows
@@ -73,6 +74,27 @@ def test_turns_count_each_seats_play_not_each_action() -> None:
         (1, "Alice", 2),
         (2, "Bob", 1),
     ]
+
+
+def test_the_same_moves_read_with_each_games_own_names(app: Flask) -> None:
+    # A narration is kept once for all games; each game's entries still name its own players,
+    # in words, in HTML and in plain text, with nothing of the kept form left in them.
+    rs = engine.get_ruleset("battleline")
+    state = engine.start(rs, engine.ClaimTiming.ADVANCED, engine.deal_from_seed(rs, "names"))
+    card = state.hands[0][0]
+    log = [LogEntry(ply=0, seat="A", notation=f"A: {card}>1", created_at=T), entry(1, "A")]
+    after = state.evolve(turn=1, mover=0)
+    with app.test_request_context("/"):
+        for name in ("Alice", "Zoë <b>&"):
+            read = log_rows(
+                log, rs, {"A": name, "B": "Bob"}, reader="B", finished=False, after=after
+            )
+            for r in read:
+                text = pieces_text(r.words)
+                assert text.startswith(name) and f"{name} " in text
+                assert html.escape(name, quote=False) in r.words_html
+                assert not re.search(r"[\x00-\x08\x0b-\x1f]", text + r.words_html)
+            assert read[0].placed == card
 
 
 # --- claims explained, both ways ----------------------------------------------------------------
