@@ -5,7 +5,6 @@ removing a player). GET only reads."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 from flask import redirect, render_template, request, url_for
 from flask_babel import lazy_gettext
@@ -85,27 +84,31 @@ def _pressed(public_id: str, act: Callable[[Session, int, Player], object]) -> R
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
 
 
-def _page_button(action: str, session: Session, tournament_id: int, visitor: Player) -> None:
+def _withdraw(session: Session, tournament_id: int, visitor: Player) -> None:
     assert visitor.id is not None
-    if action == "enter":
-        lifecycle.enter(session, tournament_id, visitor)
-    elif action == "withdraw":
-        lifecycle.withdraw(session, tournament_id, visitor.id, clock.now())
-    elif action == "pause":
-        pause.pause(session, tournament_id, visitor, clock.now())
-    elif action == "resume":
-        pause.resume(session, tournament_id, visitor, clock.now())
-    elif action == "end":
-        lifecycle.end(session, tournament_id, visitor)
-    else:
-        lifecycle.start(session, tournament_id, visitor)
+    lifecycle.withdraw(session, tournament_id, visitor.id, clock.now())
 
 
-@bp.post("/tournaments/<public_id>/<any(enter, withdraw, start, pause, resume, end):action>")
+_PAGE_BUTTONS: dict[str, Callable[[Session, int, Player], object]] = {
+    "enter": lifecycle.enter,
+    "withdraw": _withdraw,
+    "start": lifecycle.start,
+    "pause": lambda session, tournament_id, visitor: pause.pause(
+        session, tournament_id, visitor, clock.now()
+    ),
+    "resume": lambda session, tournament_id, visitor: pause.resume(
+        session, tournament_id, visitor, clock.now()
+    ),
+    "end": lifecycle.end,
+}
+"""What each button of the tournament's page does, by the last part of its address."""
+
+
+@bp.post(f"/tournaments/<public_id>/<any({', '.join(_PAGE_BUTTONS)}):action>")
 def tournament_action(public_id: str, action: str) -> Response:
     """The signed-in visitor's button: enter or withdraw; the organiser's start, pause (stop every
     clock of the tournament's games), resume, or end (no more rounds)."""
-    return _pressed(public_id, partial(_page_button, action))
+    return _pressed(public_id, _PAGE_BUTTONS[action])
 
 
 def _number_field(name: str) -> int:
