@@ -15,7 +15,9 @@ games or more, ``strong`` beats ``strong-2026`` in 60% or more, ``expert`` beats
 
 Times are CPU seconds of this process (``time.process_time``), so other work on the machine
 does not count against a move. Nothing here asserts: it reports, one table (or with ``--json``
-one JSON object a line). ``--games``, ``--levels`` and ``--variants`` shrink the run.
+one JSON object a line). ``--games``, ``--levels`` and ``--variants`` shrink the run;
+``--jobs`` plays on several cores (the same games: each is dealt and played from the seed and
+its number), and stderr tells how far each match has come.
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from bench.report import Column, Table, arguments, json_line
-from engine import RULESETS, ClaimTiming, play_match
+from engine import RULESETS, ClaimTiming, MatchResult, play_match
 from engine.bots.levels import Baseline, BotLevel
+from engine.bots.match import merged
+from engine.native import active_build
 
 LEVELS = (
     BotLevel.RANDOM.value,
@@ -71,6 +76,9 @@ MEDIAN_MS_AIM = 1000.0
 WORST_MS_AIM = 3000.0
 """CPU milliseconds per card choice, at most: the median and the worst (issue 26)."""
 
+ENGINE = "compiled by mypyc" if active_build() else "pure Python"
+"""Which modules play (engine/native.py): times differ about threefold, moves not at all."""
+
 Z95 = 1.959964
 
 
@@ -92,19 +100,53 @@ def ms(values: Sequence[float], worst: bool = False) -> float | None:
     return round((max(values) if worst else statistics.median(values)) * 1000, 1)
 
 
-def run_match(level: str, other: str, variant: Variant, games: int, seed: str) -> dict[str, Any]:
-    """One match of the table as a JSON object; the per-choice times ride along under
-    ``_times`` (the level's and the other's) for the summary."""
+PART_GAMES = 12
+"""Games in a part of a match at most: what one process plays at a time, and how often the
+progress line on stderr moves."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """Games ``first`` to ``first + games - 1`` of one match."""
+
+    level: str
+    other: str
+    variant: Variant
+    seed: str
+    first: int
+    games: int
+
+
+def parts_of(level: str, other: str, variant: Variant, games: int, seed: str) -> list[Part]:
+    """A match in parts of whole rounds of seats (every seat of a deal in the same part)."""
+    seats = len(RULESETS[variant.ruleset].seats)
+    size = max(seats, PART_GAMES // seats * seats)
+    return [
+        Part(level, other, variant, seed, first, min(size, games - first))
+        for first in range(0, games, size)
+    ]
+
+
+def play_part(part: Part) -> tuple[MatchResult, float]:
+    """A part's games, and the CPU seconds they took (in the process that played them)."""
     began = time.process_time()
     result = play_match(
-        level,
-        other,
-        games,
-        f"{seed}/{variant.name}",
-        RULESETS[variant.ruleset],
-        variant.claims,
+        part.level,
+        part.other,
+        part.games,
+        f"{part.seed}/{part.variant.name}",
+        RULESETS[part.variant.ruleset],
+        part.variant.claims,
         clock=time.process_time,
+        first=part.first,
     )
+    return result, time.process_time() - began
+
+
+def match_record(part: Part, result: MatchResult, cpu: float) -> dict[str, Any]:
+    """One match of the table as a JSON object; the per-choice times ride along under
+    ``_times`` (the level's and the other's) for the summary."""
+    level, other, variant = part.level, part.other, part.variant
     low, high = wilson(result.wins, result.games)
     aim = AIMS.get((level, other)) if variant.ruleset != "battleline-3p" else None
     return {
@@ -123,9 +165,40 @@ def run_match(level: str, other: str, variant: Variant, games: int, seed: str) -
         "ms_worst": ms(result.play_times, worst=True),
         "against_ms_median": ms(result.against_play_times),
         "against_ms_worst": ms(result.against_play_times, worst=True),
-        "cpu_seconds": round(time.process_time() - began, 1),
+        "cpu_seconds": round(cpu, 1),
+        "engine": ENGINE,
         "_times": (result.play_times, result.against_play_times),
     }
+
+
+def play_matches(
+    matches: list[list[Part]], jobs: int, progress: TextIO
+) -> Iterator[dict[str, Any]]:
+    """Every match's record, in the order given, as soon as it and those before it are done.
+    With ``jobs`` above one, the parts of all matches are shared out among that many processes
+    (the games and so the wins are the same as in one process: ``play_match``)."""
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        futures = [
+            [pool.submit(play_part, part) if pool else None for part in parts] for parts in matches
+        ]
+        for parts, pending in zip(matches, futures, strict=True):
+            done: list[MatchResult] = []
+            cpu = 0.0
+            for part, future in zip(parts, pending, strict=True):
+                result, seconds = future.result() if future else play_part(part)
+                done.append(result)
+                cpu += seconds
+                whole = merged(done)
+                progress.write(
+                    f"{part.level} v {part.other}, {part.variant.name}: "
+                    f"{whole.wins} won of {whole.games} ({sum(p.games for p in parts)})\n"
+                )
+                progress.flush()
+            yield match_record(parts[0], merged(done), cpu)
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
 
 
 TABLE = Table(
@@ -206,9 +279,15 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         help="comma-separated variants (default: all four)",
     )
     parser.add_argument("--seed", default="bench", help="deals and choices follow from it")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes playing at once (default 1; the games are the same with any number)",
+    )
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
+    if args.games < 1 or args.jobs < 1:
+        parser.error("--games and --jobs must be at least 1")
     levels = [name for name in LEVELS if name in args.levels.split(",")]
     unknown = set(args.levels.split(",")) - set(LEVELS)
     variants = [v for v in VARIANTS if v.name in args.variants.split(",")]
@@ -220,24 +299,28 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
             + ", ".join(v.name for v in VARIANTS)
         )
     if not args.json:
-        out.write(f"Python {sys.version.split()[0]}; CPU time of one core; {args.games} games ")
+        out.write(f"Python {sys.version.split()[0]}; engine {ENGINE}; CPU time of one core; ")
+        out.write(f"{args.games} games ")
         out.write("a match, seats swapped; ms: per card choice, of the level (med, max) and of ")
         out.write("the level it meets (its med, its max)\n\n")
         out.write(TABLE.header() + "\n")
         out.flush()
+    matches = [
+        parts_of(level, other, variant, args.games, args.seed)
+        for variant in variants
+        for i, level in enumerate(levels)
+        for other in levels[:i]
+    ]
     times: dict[str, list[float]] = {}
-    for variant in variants:
-        for i, level in enumerate(levels):
-            for other in levels[:i]:
-                data = run_match(level, other, variant, args.games, args.seed)
-                mine, theirs = data.pop("_times")
-                times.setdefault(level, []).extend(mine)
-                times.setdefault(other, []).extend(theirs)
-                if args.json:
-                    json_line(data, out)
-                else:
-                    out.write(table_row(data) + "\n")
-                out.flush()
+    for data in play_matches(matches, args.jobs, sys.stderr):
+        mine, theirs = data.pop("_times")
+        times.setdefault(data["level"], []).extend(mine)
+        times.setdefault(data["against"], []).extend(theirs)
+        if args.json:
+            json_line(data, out)
+        else:
+            out.write(table_row(data) + "\n")
+        out.flush()
     speeds = speed_summary(times)
     if args.json:
         for record in speeds:

@@ -10,6 +10,10 @@ Two or three seats (`battleline-3p`, `no-tactics-3p`: V6) run the same code: eve
 has its pair of seats (`Ruleset.flag_seats`, `FlagView.seats`), and every rule works on the pair.
 """
 
+from engine.native import use_build
+
+use_build(__path__, "engine")  # compiled modules first, where built (engine/native.py)
+
 from engine.apply import (
     apply,
     apply_automatic_claims,

@@ -32,12 +32,19 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
+# The engine's hot modules compiled by mypyc, once per change of engine/ (engine/native.py).
+# Without a C compiler the engine runs its pure-Python modules: the same moves, slower.
+build_engine() {
+  .venv/bin/python scripts/build_engine.py \
+    || echo "the engine was not compiled: the computer opponent plays at a third of its speed" >&2
+}
 # Every extra's lock holds the base one's versions (one resolution): a .venv made for the tests
 # serves scripts/run as is.
 for stamp in .venv/.installed-*; do
   other="${stamp#.venv/.installed-}"
   if [ -f "$stamp" ] && { [ "$extra" = base ] || [ "$other" = "$extra" ]; } \
     && [ -f "requirements/$other.txt" ] && [ "$(cat "$stamp")" = "$(lock_hash "$other")" ]; then
+    build_engine
     exit 0
   fi
 done
@@ -45,3 +52,4 @@ rm -f .venv/.installed-*
 .venv/bin/python -m pip install --quiet --require-hashes --no-deps -r "requirements/$extra.txt"
 .venv/bin/python -m pip install --quiet --no-deps -e .
 lock_hash "$extra" > ".venv/.installed-$extra"
+build_engine

@@ -28,7 +28,7 @@ from engine.apply import apply
 from engine.bots.appraisal import Appraiser
 from engine.bots.determinise import determinise
 from engine.bots.heuristic import NORMAL, Style, normal_move, rank_moves
-from engine.bots.search import shortlist
+from engine.bots.search import claim_all, shortlist
 from engine.legal import legal_moves
 from engine.moves import Action, Move
 from engine.state import GameState, Phase
@@ -131,7 +131,7 @@ def _iterate(root: _Node, first: Move, world: GameState, me: int, rng: random.Ra
         state = _to_next_turn(state, move, me, rng)
         if state.result is not None:
             break
-        state = _claim_all(state)
+        state = claim_all(state)
         if state.result is not None:
             break
         child = node.children.get(move)
@@ -157,16 +157,6 @@ def _to_next_turn(state: GameState, move: Move, me: int, rng: random.Random) -> 
     state, _ = apply(state, move)
     while state.result is None and not (state.mover == me and state.phase is Phase.START):
         state, _ = apply(state, normal_move(state, rng, PLAYOUT))
-    return state
-
-
-def _claim_all(state: GameState) -> GameState:
-    """The position after the claims the seat to move may make at once."""
-    while state.result is None:
-        claims = [m for m in legal_moves(state) if m.action is Action.CLAIM]
-        if not claims:
-            break
-        state, _ = apply(state, claims[0])
     return state
 
 

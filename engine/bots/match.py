@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.apply import apply
@@ -88,21 +88,24 @@ def play_match(
     *,
     budget: int | None = None,
     clock: Callable[[], float] | None = None,
+    first: int = 0,
 ) -> MatchResult:
     """Play ``games`` games of ``bot`` against ``against`` (every other seat) and count them.
 
     The bot changes seat every game (A, B, and C with three players), and the games of one
     round of seats share a deal, so that each level plays every seat of it. ``budget`` is passed
-    to both levels (``choose_move``); a level may also be a ``Baseline``. Raises ValueError for
-    a bad level or a count below 1.
+    to both levels (``choose_move``); a level may also be a ``Baseline``. ``first`` is the
+    number of the first game: a match split into parts that start where the last ended plays
+    the same games as the whole (``merged`` adds the parts up). Raises ValueError for a bad
+    level, a count below 1 or a negative first game.
     """
     bot, against = level_of(bot), level_of(against)
-    if games < 1:
-        raise ValueError("a match has at least one game")
+    if games < 1 or first < 0:
+        raise ValueError("a match has at least one game, numbered from 0")
     claims = claims or ruleset.default_claims
     result = MatchResult(bot, against, ruleset.name, claims, seed, budget)
     seats = ruleset.seats
-    for game in range(games):
+    for game in range(first, first + games):
         mine = seats[game % len(seats)]
         dealt = deal_from_seed(ruleset, f"{seed}/{game // len(seats)}")
         state = start(ruleset, claims, dealt)
@@ -135,3 +138,19 @@ def play_match(
         else:
             result.losses += 1
     return result
+
+
+def merged(parts: list[MatchResult]) -> MatchResult:
+    """The parts of one match (played with consecutive ``first`` games, in order) as one."""
+    whole = replace(parts[0], times=[], play_times=[], against_play_times=[])
+    whole.games = whole.wins = whole.losses = whole.draws = whole.plies = 0
+    for part in parts:
+        whole.games += part.games
+        whole.wins += part.wins
+        whole.losses += part.losses
+        whole.draws += part.draws
+        whole.plies += part.plies
+        whole.times.extend(part.times)
+        whole.play_times.extend(part.play_times)
+        whole.against_play_times.extend(part.against_play_times)
+    return whole

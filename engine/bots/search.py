@@ -106,17 +106,21 @@ def play_out(world: GameState, move: Move, me: int, rng: random.Random, style: S
     state, _ = apply(world, move)
     while state.result is None and not (state.mover == me and state.phase is Phase.START):
         state, _ = apply(state, normal_move(state, rng, style))
+    if state.result is None:
+        state = claim_all(state)  # the claims it may make at once count as made
     if state.result is not None:
         return _result(state, me)
-    # the claims it may make at once count as made
+    return Appraiser.knowing(state, me, style.weights).value(state)
+
+
+def claim_all(state: GameState) -> GameState:
+    """The position after the claims the seat to move may make at once."""
     while state.result is None:
         claims = [m for m in legal_moves(state) if m.action is Action.CLAIM]
         if not claims:
             break
         state, _ = apply(state, claims[0])
-    if state.result is not None:
-        return _result(state, me)
-    return Appraiser.knowing(state, me, style.weights).value(state)
+    return state
 
 
 def _result(state: GameState, me: int) -> float:
