@@ -117,13 +117,17 @@ class Part:
     games: int
 
 
-def parts_of(level: str, other: str, variant: Variant, games: int, seed: str) -> list[Part]:
-    """A match in parts of whole rounds of seats (every seat of a deal in the same part)."""
+def parts_of(
+    level: str, other: str, variant: Variant, games: int, seed: str, start: int = 0
+) -> list[Part]:
+    """Games ``start`` to ``start + games - 1`` of a match, in parts of whole rounds of seats
+    (every seat of a deal in the same part, when ``start`` begins a round)."""
     seats = len(RULESETS[variant.ruleset].seats)
     size = max(seats, PART_GAMES // seats * seats)
+    end = start + games
     return [
-        Part(level, other, variant, seed, first, min(size, games - first))
-        for first in range(0, games, size)
+        Part(level, other, variant, seed, first, min(size, end - first))
+        for first in range(start, end, size)
     ]
 
 
@@ -153,6 +157,7 @@ def match_record(part: Part, result: MatchResult, cpu: float) -> dict[str, Any]:
         "level": level,
         "against": other,
         "variant": variant.name,
+        "first_game": part.first,
         "games": result.games,
         "wins": result.wins,
         "losses": result.losses,
@@ -280,14 +285,22 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     )
     parser.add_argument("--seed", default="bench", help="deals and choices follow from it")
     parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="the number of the first game of each match (default 0): a run from --first 200 "
+        "plays the games a run of 400 would play after its first 200, so parts of a long "
+        "match can run apart and be added up",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=1,
         help="processes playing at once (default 1; the games are the same with any number)",
     )
     args = parser.parse_args(argv)
-    if args.games < 1 or args.jobs < 1:
-        parser.error("--games and --jobs must be at least 1")
+    if args.games < 1 or args.jobs < 1 or args.first < 0:
+        parser.error("--games and --jobs must be at least 1, --first at least 0")
     levels = [name for name in LEVELS if name in args.levels.split(",")]
     unknown = set(args.levels.split(",")) - set(LEVELS)
     variants = [v for v in VARIANTS if v.name in args.variants.split(",")]
@@ -300,13 +313,14 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         )
     if not args.json:
         out.write(f"Python {sys.version.split()[0]}; engine {ENGINE}; CPU time of one core; ")
-        out.write(f"{args.games} games ")
+        out.write(f"{args.games} games (from game {args.first}) " if args.first else "")
+        out.write("" if args.first else f"{args.games} games ")
         out.write("a match, seats swapped; ms: per card choice, of the level (med, max) and of ")
         out.write("the level it meets (its med, its max)\n\n")
         out.write(TABLE.header() + "\n")
         out.flush()
     matches = [
-        parts_of(level, other, variant, args.games, args.seed)
+        parts_of(level, other, variant, args.games, args.seed, args.first)
         for variant in variants
         for i, level in enumerate(levels)
         for other in levels[:i]
