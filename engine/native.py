@@ -2,9 +2,9 @@
 sources exists.
 
 The computer opponent spends its time in a few modules: the appraisal, formations, the claim
-prover, ``apply`` and the legal moves. Compiled, they run about three times faster and give the
-same results (``tests/engine/test_native.py`` plays the same matches both ways and compares them
-move for move). ``scripts/build_engine.py`` compiles them into the environment, under
+prover, ``apply`` and the legal moves. Compiled, the search levels choose about twice as fast
+and give the same results (``tests/engine/test_native.py`` plays the same games both ways and
+compares them move for move). ``scripts/build_engine.py`` compiles them into the environment, under
 ``<sys.prefix>/engine-native/<python>-<digest>/``, and ``scripts/venv.sh`` runs it. The digest
 covers every source file of the package, so any edit leaves the build unused until it is built
 again: the pure-Python modules run then, never stale compiled ones. ``python -X engine-pure``

@@ -59,7 +59,12 @@ def build() -> int:
             place = staged / compiled.relative_to(source)
             place.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(compiled, place)
-        staged.rename(target)
+        try:
+            staged.rename(target)
+        except OSError:
+            if not (target / "engine").is_dir():
+                raise
+            # another build of the same sources finished first: it is the same
     for old in root.iterdir():
         if old != target and not old.name.startswith("."):
             shutil.rmtree(old, ignore_errors=True)

@@ -55,8 +55,9 @@ from tests.service.play_driver import (
 PROOFS_RE = re.compile(r'<ul class="proofs">.*?</ul>', re.S)
 # The cut (R2) shows two troop cards drawn before the shuffle: public, and independent of the deal.
 CUT_RE = re.compile(r"<dt>The cut</dt><dd>.*?</dd>", re.S)
-# Signed tokens and random ids are arbitrary text: a code could turn up inside one by chance.
-ADDRESS_RE = re.compile(r"/(p|m|me|games)/[A-Za-z0-9_.\-]+")
+# Signed tokens and random ids are arbitrary text: a code could turn up inside one by chance
+# (the mute and unsubscribe links of every email carry one too).
+ADDRESS_RE = re.compile(r"/(p|m|me|games|mail/[a-z-]+)/[A-Za-z0-9_.\-]+")
 MAX_STEPS = 1500
 
 
