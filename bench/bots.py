@@ -77,7 +77,7 @@ WORST_MS_AIM = 3000.0
 """CPU milliseconds per card choice, at most: the median and the worst (issue 26)."""
 
 ENGINE = "compiled by mypyc" if active_build() else "pure Python"
-"""Which modules play (engine/native.py): times differ about threefold, moves not at all."""
+"""Which modules play (engine/native.py): the times differ about twofold, the moves not at all."""
 
 Z95 = 1.959964
 

@@ -62,20 +62,18 @@ def test_a_pure_run_ignores_the_build() -> None:
     assert done.stdout.strip() == str(ROOT / "engine" / "bots" / "appraisal.py")
 
 
-def test_an_edited_source_makes_another_build_directory(tmp_path: Path) -> None:
-    before = native.source_digest()
+def test_an_edited_source_makes_another_build_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copy = tmp_path / "engine"
     copy.mkdir()
     (copy / "a.py").write_text("x = 1\n")
-    original = native.PACKAGE
-    try:
-        native.PACKAGE = copy
-        first = native.source_digest()
-        (copy / "a.py").write_text("x = 2\n")
-        assert native.source_digest() != first
-    finally:
-        native.PACKAGE = original
-    assert native.source_digest() == before
+    monkeypatch.setattr(native, "PACKAGE", copy)
+    first = native.build_dir()
+    (copy / "a.py").write_text("x = 2\n")
+    assert native.build_dir() != first
+    (copy / "a.py").write_text("x = 1\n")
+    assert native.build_dir() == first
 
 
 def workload() -> None:
