@@ -13,9 +13,9 @@ from service.db import read_scope, session_scope
 from service.history import bp
 from service.history.closure import close_account
 from service.history.own_data import player_data
-from service.history.routes import NotSignedInError, error_json
+from service.history.routes import PLAYER_WIDE_SIGN_IN, error_json
 from service.refusal import Refusal
-from service.signin import sign_out, signed_in_player
+from service.signin import required_signed_in_player, sign_out
 
 CONFIRM_WORD = "close"
 """The value of the confirmation box of the closing form."""
@@ -37,9 +37,7 @@ def own_data() -> Response:
     """Everything we hold about the signed-in player, as a JSON download."""
     try:
         with read_scope() as session:
-            player = signed_in_player(session)
-            if player is None:
-                raise NotSignedInError()
+            player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
             data = player_data(session, player, clock.now())
     except Refusal as error:
         return error_json(error)
@@ -53,9 +51,7 @@ def own_data() -> Response:
 def close_page() -> str:
     """The closing form: what closing does, a box to tick and a button."""
     with read_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise NotSignedInError()
+        player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
         name = player.display_name
     return render_template("history/close.html", name=name, confirm_word=CONFIRM_WORD)
 
@@ -63,9 +59,7 @@ def close_page() -> str:
 @bp.post("/me/close")
 def close() -> Response:
     with session_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise NotSignedInError()
+        player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
         if request.form.getlist("confirm") != [CONFIRM_WORD]:
             raise CloseNotConfirmedError()
         close_account(session, player)

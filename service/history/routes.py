@@ -38,7 +38,13 @@ from service.present.summaries import computer_plays_now, game_summary
 from service.present.template_values import template_values
 from service.reader_time import deadline_left, time_zone_names
 from service.refusal import Refusal
-from service.signin import sign_in, sign_out, sign_out_everywhere, signed_in_player
+from service.signin import (
+    required_signed_in_player,
+    sign_in,
+    sign_out,
+    sign_out_everywhere,
+    signed_in_player,
+)
 
 MAX_EMAIL_FIELD = 320
 
@@ -193,36 +199,23 @@ def sign_out_view() -> Response:
 def sign_out_everywhere_view() -> Response:
     """End this player's sign-in on every browser (a copied cookie too)."""
     with session_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise NotSignedInError()
+        player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
         sign_out_everywhere(session, player)
     return redirect(url_for("history.my_games_request"), code=303)
 
 
-class NotSignedInError(Refusal):
-    """A player-wide change from a browser that is not signed in."""
-
-    status = 403
-    title = lazy_gettext("Please sign in first")
-
-    def __init__(self) -> None:
-        super().__init__(
-            lazy_gettext(
-                "Only the player, signed in on their own browser, can change settings for all "
-                "their games. Ask for your games link on this page and sign in. Nothing was "
-                "changed."
-            )
-        )
+PLAYER_WIDE_SIGN_IN = lazy_gettext(
+    "Only the player, signed in on their own browser, can change settings for all their games. "
+    "Ask for your games link on this page and sign in. Nothing was changed."
+)
+"""Why a player-wide change or the player's own data needs this browser signed in."""
 
 
 @bp.post("/me/defaults")
 def defaults() -> Response:
     chosen = parse_preferences_form(request.form.to_dict(), request.form.to_dict(flat=False))
     with session_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise NotSignedInError()
+        player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
         set_player_defaults(session, player, chosen)
     return redirect(url_for("history.my_games_request") + "#defaults", code=303)
 
@@ -232,8 +225,6 @@ def time_zone() -> Response:
     """The zone the signed-in player reads deadlines in (their emails and pages)."""
     chosen = parse_time_zone_form(request.form.to_dict(flat=False))
     with session_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise NotSignedInError()
+        player = required_signed_in_player(session, PLAYER_WIDE_SIGN_IN)
         set_time_zone(session, player, chosen)
     return redirect(url_for("history.my_games_request") + "#time-zone", code=303)

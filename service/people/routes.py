@@ -27,7 +27,7 @@ from service.ratings.chart import ratings_with_history
 from service.ratings.pools import POOL_WORDS, Pool
 from service.ratings.read import leaderboard as read_leaderboard
 from service.refusal import Refusal
-from service.signin import signed_in_player
+from service.signin import required_signed_in_player, signed_in_player
 
 MAX_NAME_FIELD = 1000
 """Longer input is not read at all (a name has at most 40 characters)."""
@@ -45,17 +45,6 @@ class PoolNotFoundError(Refusal):
     status = 404
     title = lazy_gettext("No such leaderboard")
     message = lazy_gettext("There is no rating of that name. The lobby lists the leaderboards.")
-
-
-class SignInToActError(Refusal):
-    """Blocking or naming from a browser that is not signed in."""
-
-    status = 403
-    title = lazy_gettext("Please sign in first")
-    message = lazy_gettext(
-        "Only a player signed in on their own browser can do this. Ask for your games link "
-        'on the "my games" page and sign in. Nothing was changed.'
-    )
 
 
 class BlockSelfError(Refusal):
@@ -106,9 +95,7 @@ def leaderboard(pool: str) -> str:
 def _block_change(name: str, *, block: bool) -> Response:
     with session_scope() as session:
         shown = _find(name, session)
-        visitor = signed_in_player(session)
-        if visitor is None:
-            raise SignInToActError()
+        visitor = required_signed_in_player(session)
         assert visitor.id is not None and shown.id is not None
         if visitor.id == shown.id:
             raise BlockSelfError()
@@ -159,9 +146,7 @@ def name_page() -> Response | tuple[str, int]:
 def choose_name() -> Response | tuple[str, int]:
     value = request.form.get("name", "")[: MAX_NAME_FIELD + 1]
     with session_scope() as session:
-        player = signed_in_player(session)
-        if player is None:
-            raise SignInToActError()
+        player = required_signed_in_player(session)
         try:
             choose_public_name(session, player, value, clock.now())
         except (NameRefusedError, NameTakenError, NameTooSoonError) as error:

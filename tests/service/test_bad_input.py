@@ -393,14 +393,14 @@ def _people_cases() -> dict[str, Case]:
     cases["POST /me/name too soon"] = Case(
         "POST", "/me/name", {"name": "Mallory Three"}, signed_in="mallory", status=429
     )
-    cases["POST /me/name signed out"] = Case("POST", "/me/name", {"name": "Alicia"}, status=403)
+    cases["POST /me/name signed out"] = Case("POST", "/me/name", {"name": "Alicia"}, status=401)
     cases["POST /me/name no field"] = Case("POST", "/me/name", {}, signed_in="alice", status=400)
     cases["GET unknown player"] = Case("GET", "/players/Nobody-Here", status=404)
     cases["GET player long name"] = Case("GET", "/players/" + "x" * 5000, status=404)
     cases["GET player NUL"] = Case("GET", "/players/%00", status=404)
     cases["GET player label only"] = Case("GET", "/players/Carol", status=404)
-    cases["POST block signed out"] = Case("POST", "/players/Bob/block", status=403)
-    cases["POST unblock signed out"] = Case("POST", "/players/Bob/unblock", status=403)
+    cases["POST block signed out"] = Case("POST", "/players/Bob/block", status=401)
+    cases["POST unblock signed out"] = Case("POST", "/players/Bob/unblock", status=401)
     cases["POST block self"] = Case("POST", "/players/Alice/block", signed_in="alice", status=400)
     cases["POST block self look-alike"] = Case(
         "POST", "/players/AIice/block", signed_in="alice", status=400

@@ -193,7 +193,7 @@ def test_the_invited_players_export_holds_no_address_of_the_inviter(
 
 def test_export_needs_a_signed_in_browser(app: Flask, client: FlaskClient) -> None:
     response = client.get(EXPORT)
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert set(response.get_json()) == {"error", "title", "message"}
 
 
@@ -320,8 +320,8 @@ def test_closing_kills_every_link_and_sign_in(app: Flask, client: FlaskClient) -
     assert _close(client).status_code == 303
     assert client.get(f"/p/{game['token']['A']}").status_code == 403
     assert client.get(f"/me/{my_games}").status_code in (400, 403)
-    assert other.get(EXPORT).status_code == 403, "the other browser's sign-in died too"
-    assert client.get(EXPORT).status_code == 403
+    assert other.get(EXPORT).status_code == 401, "the other browser's sign-in died too"
+    assert client.get(EXPORT).status_code == 401
     with app.app_context(), session_scope() as session:
         assert seat_for_key(session, key) is None
         closed = session.get(Player, alice.id)
@@ -379,7 +379,7 @@ def test_closing_twice_or_unconfirmed_changes_nothing(app: Flask, client: FlaskC
     after = _table_dump(app)
     client.set_cookie(stale.key, stale.value)
     again = _close(client)
-    assert again.status_code == 403
+    assert again.status_code == 401
     assert _table_dump(app) == after
 
 

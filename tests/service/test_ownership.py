@@ -195,12 +195,12 @@ def test_loose_preference_values_are_refused(
 
 
 def test_player_defaults_need_the_owner_signed_in(app: Flask, client: FlaskClient) -> None:
-    assert client.post("/me/defaults", data={"digest": "on"}).status_code == 403
+    assert client.post("/me/defaults", data={"digest": "on"}).status_code == 401
     sign_in_as(app, client, "alice@example.org")
     assert client.post("/me/defaults", data={"digest": "on"}).status_code == 303
     assert _player(app, "alice@example.org").preferences["digest"] is True
     client.post("/me/sign-out")
-    assert client.post("/me/defaults", data={}).status_code == 403
+    assert client.post("/me/defaults", data={}).status_code == 401
     assert _player(app, "alice@example.org").preferences["digest"] is True
 
 

@@ -123,7 +123,7 @@ def test_blocking_from_the_page(app: Flask, client: FlaskClient) -> None:
     with app.app_context(), session_scope() as session:
         assert not blocked_between(session, alice.id, bobs.id)
     assert bob.post("/players/Bob/block").status_code == 400
-    assert app.test_client().post("/players/Alice/block").status_code == 403
+    assert app.test_client().post("/players/Alice/block").status_code == 401
 
 
 def test_a_player_page_reads_the_same_whatever_the_number_of_games(

@@ -177,7 +177,7 @@ def test_the_name_form_says_what_is_wrong_and_changes_nothing(
 
 
 def test_naming_oneself_needs_a_signed_in_browser(client: FlaskClient) -> None:
-    assert client.post("/me/name", data={"name": "Alice"}).status_code == 403
+    assert client.post("/me/name", data={"name": "Alice"}).status_code == 401
     assert client.get("/me/name").status_code == 303
 
 

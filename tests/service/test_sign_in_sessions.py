@@ -44,15 +44,15 @@ def test_sign_out_everywhere_ends_every_copy_of_the_cookie(app: Flask, client: F
     # The copy lists nothing and can change nothing.
     listed = thief.get("/me").get_data(as_text=True)
     assert "Alice's games" not in listed and "/p/" not in listed
-    assert thief.post("/me/defaults", data={"digest": "on"}).status_code == 403
-    assert thief.post("/me/sign-out-everywhere").status_code == 403
+    assert thief.post("/me/defaults", data={"digest": "on"}).status_code == 401
+    assert thief.post("/me/sign-out-everywhere").status_code == 401
     # Signing in again (the emailed link) works, and only that browser is signed in.
     sign_in_as(app, client, "alice@example.org")
     assert _signed_in(client) and not _signed_in(thief)
 
 
 def test_sign_out_everywhere_needs_a_sign_in(client: FlaskClient) -> None:
-    assert client.post("/me/sign-out-everywhere").status_code == 403
+    assert client.post("/me/sign-out-everywhere").status_code == 401
 
 
 def test_revoking_a_seats_links_ends_its_players_sign_ins(app: Flask, client: FlaskClient) -> None:
@@ -80,7 +80,7 @@ def test_a_sign_in_lasts_thirty_days_from_the_sign_in_however_often_it_is_used(
         assert "Set-Cookie" not in client.get("/me").headers
     app.config["CLOCK_NOW"] = start + timedelta(days=30, seconds=1)
     assert not _signed_in(client)
-    assert client.post("/me/defaults", data={"digest": "on"}).status_code == 403
+    assert client.post("/me/defaults", data={"digest": "on"}).status_code == 401
 
 
 def test_a_cookie_from_before_the_sign_in_time_was_kept_is_refused(
