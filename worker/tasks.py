@@ -65,7 +65,7 @@ def start_turn(game_id: int, turn: int) -> str:
 def start_computer_turn(game_id: int, turn: int) -> str:
     """``start_turn`` of a computer seat's turn: it plays once its delay is over (else the
     deadline scan comes back for it). Idempotent through ``games.turn_notified``."""
-    return start.start_turn(game_id, turn).value
+    return start.start_turn(game_id, turn, computer=True).value
 
 
 @shared_task(name=scan.SCAN_TASK, acks_late=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
@@ -79,6 +80,34 @@ def computer_rng(game: Game, ply: int) -> random.Random:
     return random.Random(digest)
 
 
+@dataclass(frozen=True, slots=True)
+class ComputerTurn:
+    """A computer seat's whole turn, chosen from the position at ``ply``: what it will play."""
+
+    ply: int
+    moves: tuple[engine.Move, ...]
+
+
+def plan_computer_turn(
+    state: engine.GameState, seat: str, level: str, rng: random.Random
+) -> ComputerTurn:
+    """``seat``'s whole turn, each move chosen from the seat's view of the position the moves
+    before it lead to (the engine plays them out in memory). With ``computer_rng`` of the game
+    and this position's ply, the same position gives the same moves: a turn chosen before the
+    game is locked is the turn that would be chosen under the lock."""
+    ply = state.ply
+    moves: list[engine.Move] = []
+    for _ in range(MOVES_PER_TURN_MAX):
+        if state.result is not None or state.to_move != seat:
+            break
+        move = choose_move(engine.player_view(state, seat), level, rng)
+        moves.append(move)
+        state, events = engine.apply(state, move)
+        if any(isinstance(event, engine.TurnStarted) for event in events):
+            break
+    return ComputerTurn(ply, tuple(moves))
+
+
 def play_computer_turn(
     session: Session,
     loaded: LoadedGame,
@@ -86,16 +115,17 @@ def play_computer_turn(
     seat: str,
     level: str,
     now: datetime,
+    chosen: ComputerTurn | None = None,
 ) -> engine.GameState:
-    """Play ``seat``'s whole turn, one move at a time, each chosen from the seat's view and
-    applied like a person's (the move listeners hear it: the next turn starts, or the game
-    ends). Call with the game locked. Returns the position after the turn."""
-    rng = computer_rng(loaded.game, state.ply)
-    for _ in range(MOVES_PER_TURN_MAX):
+    """Play ``seat``'s whole turn, one move at a time, applied like a person's (the move
+    listeners hear each: the next turn starts, or the game ends). Call with the game locked.
+    ``chosen``: the turn planned before the lock (``plan_computer_turn``), used when it was
+    planned from this very position; otherwise the search runs now. Returns the position after
+    the turn."""
+    if chosen is None or chosen.ply != state.ply:
+        chosen = plan_computer_turn(state, seat, level, computer_rng(loaded.game, state.ply))
+    for move in chosen.moves:
         if state.result is not None or state.to_move != seat:
             break
-        move = choose_move(engine.player_view(state, seat), level, rng)
-        state, events = apply_to_locked(session, loaded, state, seat, state.ply, [move], now=now)
-        if any(isinstance(event, engine.TurnStarted) for event in events):
-            break
+        state, _ = apply_to_locked(session, loaded, state, seat, state.ply, [move], now=now)
     return state

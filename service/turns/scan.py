@@ -178,7 +178,7 @@ def check_game(game_id: int, now: datetime) -> Checked:
         computer_turn = game.current_turn
         game.next_check_at = None  # start_turn sets it again if the delay is not over
         session.add(game)
-    started = start_turn(game_id, computer_turn)
+    started = start_turn(game_id, computer_turn, computer=True)
     return Checked.COMPUTER_PLAYED if started is Started.STARTED else Checked.NOTHING
 
 

@@ -21,10 +21,17 @@ from sqlmodel import Session, col, or_, select
 import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
-from service.db import session_scope
-from service.games.computer import computer_due, play_computer_turn
-from service.games.loaded import LoadedGame, lock_loaded_game
+from service.db import read_scope, session_scope
+from service.games.computer import (
+    ComputerTurn,
+    computer_due,
+    computer_rng,
+    plan_computer_turn,
+    play_computer_turn,
+)
+from service.games.loaded import LoadedGame, load_game, lock_loaded_game
 from service.games.preferences import turn_preferences
+from service.games.rows import GameNotFoundError
 from service.games.series import continue_series
 from service.games.state import add_move_listener, apply_to_locked, load_state
 from service.models import Game, GameStatus, Player, Seat
@@ -122,11 +129,13 @@ def on_moves(
         begin_turn(session, loaded, turns[-1].turn, turns[-1].seat)
 
 
-def start_turn(game_id: int, turn: int) -> Started:
+def start_turn(game_id: int, turn: int, *, computer: bool = False) -> Started:
     """Make the automatic claims of ``turn`` (if the player chose them and the advanced rule is
     in force) and queue the "your turn" email (unless the player reads a daily digest), once.
-    A claim may end the game: then the game-over emails go instead."""
+    A claim may end the game: then the game-over emails go instead. ``computer``: the caller
+    knows it is a computer seat's turn, whose search then runs before the game is locked."""
     now = clock.now()
+    searched = _computer_turn_before_lock(game_id, turn, now) if computer else None
     with session_scope() as session:
         loaded = lock_loaded_game(session, game_id)
         game = loaded.game
@@ -142,7 +151,7 @@ def start_turn(game_id: int, turn: int) -> Started:
         seat = state.to_move
         seat_row, player = loaded.seats[seat]
         if player.computer is not None:
-            return _computer_turn(session, loaded, state, player.computer, now)
+            return _computer_turn(session, loaded, state, player.computer, now, searched)
         chosen = turn_preferences(player, seat_row)
         made: list[MadeClaim] = []
         if chosen.automatic_claims:
@@ -167,11 +176,40 @@ def start_turn(game_id: int, turn: int) -> Started:
     return Started.STARTED
 
 
+def _computer_turn_before_lock(game_id: int, turn: int, now: datetime) -> ComputerTurn | None:
+    """The computer's moves of ``turn`` when it is a computer's turn that is due, searched from
+    an unlocked read: the search may take a second, and on SQLite the lock is the whole
+    database's. None when it is not such a turn (or the game is gone)."""
+    with read_scope() as session:
+        try:
+            loaded = load_game(session, game_id)
+        except GameNotFoundError:
+            return None
+        game = loaded.game
+        if game.turn_notified >= turn or game.status != GameStatus.ACTIVE:
+            return None
+        state = load_state(session, loaded)
+        seat = state.to_move
+        if state.result is not None or state.turn != turn or seat is None:
+            return None
+        level = loaded.seats[seat].player.computer
+        if level is None or now < computer_due(game):
+            return None
+        rng = computer_rng(game, state.ply)
+    return plan_computer_turn(state, seat, level, rng)
+
+
 def _computer_turn(
-    session: Session, loaded: LoadedGame, state: engine.GameState, level: str, now: datetime
+    session: Session,
+    loaded: LoadedGame,
+    state: engine.GameState,
+    level: str,
+    now: datetime,
+    searched: ComputerTurn | None,
 ) -> Started:
     """A computer seat plays its turn once its delay is over (in the same locked transaction
-    that records the turn as started: run twice, it plays once)."""
+    that records the turn as started: run twice, it plays once). ``searched``: its moves chosen
+    before the lock, played if they were searched from this very position."""
     game = loaded.game
     due = computer_due(game)
     if now < due:
@@ -182,7 +220,7 @@ def _computer_turn(
     game.turn_notified = state.turn
     game.next_check_at = None
     session.add(game)
-    play_computer_turn(session, loaded, state, state.to_move, level, now)
+    play_computer_turn(session, loaded, state, state.to_move, level, now, searched)
     return Started.STARTED
 
 

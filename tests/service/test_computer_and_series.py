@@ -6,15 +6,19 @@ page."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy.pool import NullPool
 from sqlmodel import col, select
 
 import engine
+from engine.bots import choose_move
 from service import tokens
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, computer_email
@@ -96,6 +100,65 @@ def test_a_game_against_the_computer_is_dealt_at_once_and_played_to_its_end(app:
     assert outbox_to(app, computer_email("normal")) == []
     kinds = {row.kind for row in outbox_to(app, VALID_FORM["a_email"])}
     assert {"game_started", "game_over"} <= kinds
+
+
+def _games_are_free(database_url: str) -> bool:
+    """Whether another connection could lock any game at once: on SQLite a write transaction
+    (one lock for the whole database), on PostgreSQL every game's row."""
+    if database_url.startswith("sqlite"):
+        other = sqlite3.connect(database_url.removeprefix("sqlite:///"), timeout=0.05)
+        other.isolation_level = None
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+            return True
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            other.close()
+    probe = sa.create_engine(database_url, poolclass=NullPool)
+    try:
+        with probe.connect() as connection:
+            connection.exec_driver_sql("SET lock_timeout = '50ms'")
+            connection.exec_driver_sql("SELECT id FROM games FOR UPDATE")
+            return True
+    except sa.exc.OperationalError:
+        return False
+    finally:
+        probe.dispose()
+
+
+def test_the_computer_searches_before_the_game_is_locked(
+    app: Flask, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search takes up to a second of CPU: it runs with nothing locked (on SQLite a lock holds
+    up every writer of every game), and the moves it chose are the ones played."""
+    free: list[bool] = []
+    chosen: list[engine.Move] = []
+
+    def probing(view: engine.PlayerView, level: str, rng: random.Random) -> engine.Move:
+        free.append(_games_are_free(database_url))
+        move = choose_move(view, level, rng)
+        chosen.append(move)
+        return move
+
+    monkeypatch.setattr("service.games.computer.choose_move", probing)
+    game_id = new_game(app, b_computer="normal", b_name="", b_email="")  # B may move first
+    rng = random.Random(4)
+    with app.app_context():
+        for _ in range(12):  # the person's moves; the computer's turns play after each commit
+            with session_scope() as session:
+                loaded = load_game(session, game_id)
+                state = load_state(session, loaded)
+                if state.result is not None:
+                    break
+                assert state.to_move == "A", "the computer's turn was not played"
+                move = rng.choice(engine.legal_moves(state))
+                apply_moves(session, game_id, "A", state.ply, [move])
+        with session_scope() as session:
+            played = [e.notation for e in move_log(session, game_id) if e.seat == "B"]
+    assert free and all(free), f"{free.count(False)} of {len(free)} choices under a lock"
+    assert played == [str(move) for move in chosen] and len(played) >= 6
 
 
 @pytest.mark.parametrize("ruleset", ["schotten-totten", "battleline-3p"])
