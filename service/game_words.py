@@ -68,7 +68,7 @@ COMPUTER_LEVEL_WORDS: dict[str, LazyString] = {
     "easy": lazy_gettext("knows what it wants but often plays a careless card"),
     "normal": lazy_gettext("plays the card that helps its flags most: a fair game for anyone"),
     "strong": lazy_gettext("thinks ahead about the cards it cannot see: for a practised player"),
-    "expert": lazy_gettext("searches deepest, about a second a move: the strongest it can be"),
+    "expert": lazy_gettext("searches several turns deep: the strongest it can be"),
 }
 """Each level in words a player understands (the engine's ``COMPUTER_LEVEL_WORDS`` are the
 English; these are what pages show)."""

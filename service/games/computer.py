@@ -34,7 +34,7 @@ COMPUTER_LEVEL_WORDS: engine.FrozenMap[str, str] = engine.FrozenMap(
         BotLevel.EASY.value: "knows what it wants but often plays a careless card",
         BotLevel.NORMAL.value: "plays the card that helps its flags most: a fair game for anyone",
         BotLevel.STRONG.value: "thinks ahead about the cards it cannot see: for a practised player",
-        BotLevel.EXPERT.value: "searches deepest, about a second a move: the strongest it can be",
+        BotLevel.EXPERT.value: "searches several turns deep: the strongest it can be",
     }
 )
 """Each level in words a player understands, for the new-game form."""
