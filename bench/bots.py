@@ -15,9 +15,11 @@ games or more, ``strong`` beats ``strong-2026`` in 60% or more, ``expert`` beats
 
 Times are CPU seconds of this process (``time.process_time``), so other work on the machine
 does not count against a move. Nothing here asserts: it reports, one table (or with ``--json``
-one JSON object a line). ``--games``, ``--levels`` and ``--variants`` shrink the run;
-``--jobs`` plays on several cores (the same games: each is dealt and played from the seed and
-its number), and stderr tells how far each match has come.
+one JSON object a line). ``--games``, ``--levels`` and ``--variants`` shrink the run; a level
+written ``expert@288`` plays with that budget (the strong level's worlds, the expert's
+iterations) instead of its own, to measure what a budget buys; ``--jobs`` plays on several
+cores (the same games: each is dealt and played from the seed and its number), and stderr tells
+how far each match has come.
 """
 
 from __future__ import annotations
@@ -117,6 +119,15 @@ class Part:
     games: int
 
 
+def level_spec(spec: str) -> tuple[str, int | None]:
+    """``"expert@288"`` -> ``("expert", 288)``, ``"normal"`` -> ``("normal", None)``. Raises
+    ValueError for an unknown level or a budget below 1."""
+    name, at, budget = spec.partition("@")
+    if name not in LEVELS or (at and not (budget.isdigit() and int(budget) >= 1)):
+        raise ValueError(spec)
+    return name, int(budget) if at else None
+
+
 def parts_of(
     level: str, other: str, variant: Variant, games: int, seed: str, start: int = 0
 ) -> list[Part]:
@@ -134,13 +145,17 @@ def parts_of(
 def play_part(part: Part) -> tuple[MatchResult, float]:
     """A part's games, and the CPU seconds they took (in the process that played them)."""
     began = time.process_time()
+    level, budget = level_spec(part.level)
+    other, against_budget = level_spec(part.other)
     result = play_match(
-        part.level,
-        part.other,
+        level,
+        other,
         part.games,
         f"{part.seed}/{part.variant.name}",
         RULESETS[part.variant.ruleset],
         part.variant.claims,
+        budget=budget,
+        against_budget=against_budget,
         clock=time.process_time,
         first=part.first,
     )
@@ -276,7 +291,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument(
         "--levels",
         default=",".join(LEVELS),
-        help="comma-separated levels to pair (default: all, " + ",".join(LEVELS) + ")",
+        help="comma-separated levels to pair (default: all, "
+        + ",".join(LEVELS)
+        + "); LEVEL@N plays LEVEL with a budget of N",
     )
     parser.add_argument(
         "--variants",
@@ -301,14 +318,19 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.jobs < 1 or args.first < 0:
         parser.error("--games and --jobs must be at least 1, --first at least 0")
-    levels = [name for name in LEVELS if name in args.levels.split(",")]
-    unknown = set(args.levels.split(",")) - set(LEVELS)
+    asked = list(dict.fromkeys(args.levels.split(",")))
+    try:
+        specs = {spec: level_spec(spec) for spec in asked}
+    except ValueError:
+        specs = {}
+    # weakest first: by level, then by budget (a level's own budget first)
+    levels = sorted(specs, key=lambda s: (LEVELS.index(specs[s][0]), specs[s][1] or 0))
     variants = [v for v in VARIANTS if v.name in args.variants.split(",")]
-    if unknown or len(levels) < 2 or not variants:
+    if len(specs) < len(asked) or len(levels) < 2 or not variants:
         parser.error(
             "--levels needs two or more of "
             + ", ".join(LEVELS)
-            + "; --variants some of "
+            + " (each may be LEVEL@N, N a budget of 1 or more); --variants some of "
             + ", ".join(v.name for v in VARIANTS)
         )
     if not args.json:

@@ -34,8 +34,10 @@ class MatchResult:
     claims: ClaimTiming
     seed: str
     budget: int | None
-    """The search levels' budget (the strong level's worlds, the expert's iterations per
-    decision); None for their defaults."""
+    """The bot's search budget (the strong level's worlds, the expert's iterations per
+    decision); None for its default."""
+    against_budget: int | None = None
+    """The same for the level it meets."""
     games: int = 0
     wins: int = 0
     losses: int = 0
@@ -73,6 +75,7 @@ class MatchResult:
             "claims": self.claims.value,
             "seed": self.seed,
             "budget": self.budget,
+            "against_budget": self.against_budget,
             "moves": len(self.times),
             "plies_per_game": round(self.plies / self.games, 1) if self.games else None,
         }
@@ -87,14 +90,16 @@ def play_match(
     claims: ClaimTiming | None = None,
     *,
     budget: int | None = None,
+    against_budget: int | None = None,
     clock: Callable[[], float] | None = None,
     first: int = 0,
 ) -> MatchResult:
     """Play ``games`` games of ``bot`` against ``against`` (every other seat) and count them.
 
     The bot changes seat every game (A, B, and C with three players), and the games of one
-    round of seats share a deal, so that each level plays every seat of it. ``budget`` is passed
-    to both levels (``choose_move``); a level may also be a ``Baseline``. ``first`` is the
+    round of seats share a deal, so that each level plays every seat of it. ``budget`` is the
+    bot's and ``against_budget`` the other level's (``choose_move``; None: the level's own
+    default); a level may also be a ``Baseline``. ``first`` is the
     number of the first game: a match split into parts that start where the last ended plays
     the same games as the whole (``merged`` adds the parts up). Raises ValueError for a bad
     level, a count below 1 or a negative first game.
@@ -103,7 +108,7 @@ def play_match(
     if games < 1 or first < 0:
         raise ValueError("a match has at least one game, numbered from 0")
     claims = claims or ruleset.default_claims
-    result = MatchResult(bot, against, ruleset.name, claims, seed, budget)
+    result = MatchResult(bot, against, ruleset.name, claims, seed, budget, against_budget)
     seats = ruleset.seats
     for game in range(first, first + games):
         mine = seats[game % len(seats)]
@@ -115,7 +120,8 @@ def play_match(
             level = bot if seat == mine else against
             seen = player_view(state, seat)
             began = clock() if clock is not None else 0.0
-            move = choose_move(seen, level, rngs[seat], budget=budget)
+            spend = budget if seat == mine else against_budget
+            move = choose_move(seen, level, rngs[seat], budget=spend)
             if clock is not None:
                 spent = clock() - began
                 choosing = state.phase is Phase.START and not seen.claimable

@@ -53,7 +53,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=_positive,
         default=None,
         help="the strong level's sampled worlds, the expert's iterations, per decision "
-        "(default: their own)",
+        "(default: their own), for both levels",
+    )
+    p.add_argument(
+        "--against-budget",
+        type=_positive,
+        default=None,
+        help="the budget of the level it meets, when it differs from --budget",
     )
 
 
@@ -69,6 +75,7 @@ def run_match(args: argparse.Namespace, out: TextIO) -> int:
         ruleset,
         claims,
         budget=args.budget,
+        against_budget=args.budget if args.against_budget is None else args.against_budget,
         clock=cpu_seconds,
     )
     out.write(json.dumps(result.to_json()) + "\n")

@@ -318,6 +318,17 @@ def test_match_with_standard_claims_and_the_strong_level() -> None:
     assert (out["claims"], out["budget"], out["games"]) == ("standard", 1, 1)
 
 
+def test_match_with_a_budget_for_each_level() -> None:
+    """``--against-budget`` gives the other level its own budget (as bench.bots' ``LEVEL@N``);
+    without it both levels take ``--budget``."""
+    common = ["match", "--bot", "strong", "--against", "expert", "--games", "2", "--budget", "1"]
+    common += ["--ruleset", "schotten-totten"]
+    one = json.loads(engine_cli(*common, "--against-budget", "2").stdout)
+    assert (one["budget"], one["against_budget"]) == (1, 2)
+    both = json.loads(engine_cli(*common).stdout)
+    assert (both["budget"], both["against_budget"]) == (1, 1)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
