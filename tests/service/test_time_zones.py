@@ -118,7 +118,7 @@ def test_a_bad_zone_is_refused_and_changes_nothing(
 def test_only_the_player_signed_in_sets_a_zone(app: Flask, client: FlaskClient) -> None:
     started_game(app)
     response = client.post("/me/time-zone", data={"time_zone": "Asia/Tokyo"})
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert zone_of(app, "bob@example.org") is None
 
 
