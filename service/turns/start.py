@@ -139,15 +139,16 @@ def start_turn(game_id: int, turn: int, *, computer: bool = False) -> Started:
     with session_scope() as session:
         loaded = lock_loaded_game(session, game_id)
         game = loaded.game
-        if game.turn_notified >= turn:
-            return Started.ALREADY
-        if game.status != GameStatus.ACTIVE:
-            return Started.STALE
-        state = load_state(session, loaded)
-        if state.result is not None or state.turn != turn:
-            game.turn_notified = max(game.turn_notified, turn)
+        found = _turn_to_start(session, loaded, turn, now)
+        if isinstance(found, Started):
+            if found is Started.STALE and game.status == GameStatus.ACTIVE:
+                # The game is past this turn: the sweep must not take it up again.
+                game.turn_notified = turn
+            elif found is Started.WAITING:
+                game.next_check_at = computer_due(game)
             session.add(game)
-            return Started.STALE
+            return found
+        state = found
         seat = state.to_move
         seat_row, player = loaded.seats[seat]
         if player.computer is not None:
@@ -176,6 +177,25 @@ def start_turn(game_id: int, turn: int, *, computer: bool = False) -> Started:
     return Started.STARTED
 
 
+def _turn_to_start(
+    session: Session, loaded: LoadedGame, turn: int, now: datetime
+) -> engine.GameState | Started:
+    """The position ``turn`` starts from, if it is to start now; else why not: ALREADY, STALE
+    (the game is over or past that turn) or WAITING (a computer's turn before its delay is
+    over). Changes nothing, so that it may be asked of an unlocked read too."""
+    game = loaded.game
+    if game.turn_notified >= turn:
+        return Started.ALREADY
+    if game.status != GameStatus.ACTIVE:
+        return Started.STALE
+    state = load_state(session, loaded)
+    if state.result is not None or state.turn != turn:
+        return Started.STALE
+    if loaded.seats[state.to_move].player.computer is not None and now < computer_due(game):
+        return Started.WAITING
+    return state
+
+
 def _computer_turn_before_lock(game_id: int, turn: int, now: datetime) -> ComputerTurn | None:
     """The computer's moves of ``turn`` when it is a computer's turn that is due, searched from
     an unlocked read: the search may take a second, and on SQLite the lock is the whole
@@ -185,18 +205,15 @@ def _computer_turn_before_lock(game_id: int, turn: int, now: datetime) -> Comput
             loaded = load_game(session, game_id)
         except GameNotFoundError:
             return None
-        game = loaded.game
-        if game.turn_notified >= turn or game.status != GameStatus.ACTIVE:
+        found = _turn_to_start(session, loaded, turn, now)
+        if isinstance(found, Started):
             return None
-        state = load_state(session, loaded)
-        seat = state.to_move
-        if state.result is not None or state.turn != turn or seat is None:
-            return None
+        seat = found.to_move
         level = loaded.seats[seat].player.computer
-        if level is None or now < computer_due(game):
+        if level is None:
             return None
-        rng = computer_rng(game, state.ply)
-    return plan_computer_turn(state, seat, level, rng)
+        rng = computer_rng(loaded.game, found.ply)
+    return plan_computer_turn(found, seat, level, rng)
 
 
 def _computer_turn(
@@ -207,16 +224,10 @@ def _computer_turn(
     now: datetime,
     searched: ComputerTurn | None,
 ) -> Started:
-    """A computer seat plays its turn once its delay is over (in the same locked transaction
+    """A computer seat plays its turn, its delay being over (in the same locked transaction
     that records the turn as started: run twice, it plays once). ``searched``: its moves chosen
     before the lock, played if they were searched from this very position."""
     game = loaded.game
-    due = computer_due(game)
-    if now < due:
-        game.next_check_at = due
-        session.add(game)
-        return Started.WAITING
-    assert state.to_move is not None
     game.turn_notified = state.turn
     game.next_check_at = None
     session.add(game)
