@@ -50,17 +50,6 @@ def blocked_between(session: Session, one_id: int, other_id: int) -> bool:
     return found is not None
 
 
-def blocks_with(session: Session, player_id: int) -> list[tuple[int, int]]:
-    """Every block ``player_id`` made or is under, as (blocker, blocked) pairs: one query for
-    a page that needs both directions."""
-    rows = session.exec(
-        select(Block.blocker_id, Block.blocked_id).where(
-            or_(col(Block.blocker_id) == player_id, col(Block.blocked_id) == player_id)
-        )
-    )
-    return [(blocker, blocked) for blocker, blocked in rows]
-
-
 def blocked_by(session: Session, blocker_id: int) -> list[int]:
     """The ids of the players ``blocker_id`` blocks, in the order they were blocked."""
     return list(

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask_babel import lazy_gettext
-from sqlalchemy import CompoundSelect, bindparam, literal, null, union_all
+from sqlalchemy import BindParameter, CompoundSelect, bindparam, literal, null, union_all
 from sqlalchemy import select as rows_of
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
 from service.models import Player, Seat
-from service.players.blocks import blocks_with
 from service.players.models import MESSAGE_MAX_CHARS, Block, GameMessage, MessageReport, Mute
 from service.refusal import Refusal
 
@@ -98,12 +97,6 @@ class ShownMessage:
     mine: bool
 
 
-def muted_by(session: Session, reader: Player) -> set[int]:
-    """The players whose messages ``reader`` does not read: those they muted."""
-    assert reader.id is not None
-    return set(session.exec(select(Mute.muted_id).where(col(Mute.muter_id) == reader.id)))
-
-
 _MESSAGE_COLUMNS = (
     col(GameMessage.id),
     col(GameMessage.player_id),
@@ -111,39 +104,41 @@ _MESSAGE_COLUMNS = (
     col(GameMessage.ply),
     col(GameMessage.body),
 )
-_GAME_MESSAGES = (
-    rows_of(*_MESSAGE_COLUMNS)
-    .where(
-        col(GameMessage.game_id) == bindparam("game_id"),
-        col(GameMessage.ply) >= bindparam("since_ply"),
-        col(GameMessage.hidden_at).is_(None),
-    )
-    .order_by(col(GameMessage.ply), col(GameMessage.id))
-)
-"""A game's messages from a ply on, that no operator hid (statements are built once: building
-one costs more than running it)."""
 
-_GAME_TALK: CompoundSelect[Any] = union_all(
-    rows_of(literal("message"), *_MESSAGE_COLUMNS).where(
-        col(GameMessage.game_id) == bindparam("game_id"), col(GameMessage.hidden_at).is_(None)
-    ),
-    rows_of(literal("mute"), col(Mute.muted_id), literal(0), null(), null(), null()).where(
-        col(Mute.muter_id) == bindparam("reader"),
-        col(Mute.muted_id).in_(bindparam("others", expanding=True)),
-    ),
-    rows_of(
-        literal("block"), col(Block.blocker_id), col(Block.blocked_id), null(), null(), null()
-    ).where(
-        or_(
-            (col(Block.blocker_id) == bindparam("reader"))
-            & col(Block.blocked_id).in_(bindparam("others", expanding=True)),
-            (col(Block.blocked_id) == bindparam("reader"))
-            & col(Block.blocker_id).in_(bindparam("others", expanding=True)),
-        )
-    ),
-)
-"""A game's messages, the reader's mutes of the other players and the blocks between them either
-way: one statement, as a private page reads all three on every load."""
+
+def _talk_statement(*, among_others: bool) -> CompoundSelect[Any]:
+    """A game's messages from a ply on that no operator hid, the reader's mutes and the blocks
+    between the reader and others either way, in one statement; ``among_others``: only the
+    mutes and blocks of the players bound as ``others``."""
+    reader: BindParameter[int] = bindparam("reader")
+    mutes = col(Mute.muter_id) == reader
+    made = col(Block.blocker_id) == reader
+    suffered = col(Block.blocked_id) == reader
+    if among_others:
+        others: BindParameter[list[int]] = bindparam("others", expanding=True)
+        mutes &= col(Mute.muted_id).in_(others)
+        made &= col(Block.blocked_id).in_(others)
+        suffered &= col(Block.blocker_id).in_(others)
+    return union_all(
+        rows_of(literal("message"), *_MESSAGE_COLUMNS).where(
+            col(GameMessage.game_id) == bindparam("game_id"),
+            col(GameMessage.ply) >= bindparam("since_ply"),
+            col(GameMessage.hidden_at).is_(None),
+        ),
+        rows_of(literal("mute"), col(Mute.muted_id), literal(0), null(), null(), null()).where(
+            mutes
+        ),
+        rows_of(
+            literal("block"), col(Block.blocker_id), col(Block.blocked_id), null(), null(), null()
+        ).where(or_(made, suffered)),
+    )
+
+
+# Statements are built once: building one costs more than running it.
+_GAME_TALK = _talk_statement(among_others=True)
+"""For a private page, which reads all three on every load and knows the game's players."""
+_READERS_TALK = _talk_statement(among_others=False)
+"""For an email's quotes: every mute and block of the reader."""
 
 
 @dataclass(frozen=True)
@@ -161,31 +156,8 @@ def game_talk(session: Session, game_id: int, reader: Player, others: Collection
     """The game's messages ``reader`` may read, oldest first, and their standing towards
     ``others`` (the game's other players), in one query."""
     assert reader.id is not None
-    params = {"game_id": game_id, "reader": reader.id, "others": list(others)}
-    rows = session.execute(_GAME_TALK, params).all()
-    muted = frozenset(row[1] for row in rows if row[0] == "mute")
-    blocks = tuple((row[1], row[2]) for row in rows if row[0] == "block")
-    said = sorted((row[1:] for row in rows if row[0] == "message"), key=lambda m: (m[3], m[0]))
-    shown = () if reader.messages_off else tuple(_readable(said, reader.id, muted, blocks))
-    return GameTalk(shown, muted, blocks)
-
-
-def _readable(
-    rows: Iterable[Sequence[Any]],
-    reader_id: int,
-    muted: Collection[int],
-    blocks: Sequence[tuple[int, int]],
-    *,
-    others_only: bool = False,
-) -> Iterator[ShownMessage]:
-    """The messages of ``rows`` (``_MESSAGE_COLUMNS``) that the reader reads: none of the players
-    they muted, none across a block, either way."""
-    silenced = set(muted) | {p for pair in blocks for p in pair if p != reader_id}
-    for message_id, player_id, seat, ply, body in rows:
-        mine = player_id == reader_id
-        if (mine and others_only) or (not mine and player_id in silenced):
-            continue
-        yield ShownMessage(message_id, seat, ply, body, mine)
+    params = {"game_id": game_id, "since_ply": 0, "reader": reader.id, "others": list(others)}
+    return _talk(session.execute(_GAME_TALK, params).all(), reader)
 
 
 def messages_for(
@@ -196,16 +168,45 @@ def messages_for(
     since_ply: int = 0,
     others_only: bool = False,
 ) -> list[ShownMessage]:
-    """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on."""
+    """The game's messages that ``reader`` may read, oldest first, from ``since_ply`` on, in one
+    query."""
     assert reader.id is not None
     if reader.messages_off:
         return []
-    rows = session.execute(_GAME_MESSAGES, {"game_id": game_id, "since_ply": since_ply}).all()
-    if not rows:
-        return []
-    muted = muted_by(session, reader)
-    blocks = blocks_with(session, reader.id)
-    return list(_readable(rows, reader.id, muted, blocks, others_only=others_only))
+    params = {"game_id": game_id, "since_ply": since_ply, "reader": reader.id}
+    rows = session.execute(_READERS_TALK, params).all()
+    return list(_talk(rows, reader, others_only=others_only).messages)
+
+
+def _talk(rows: Sequence[Sequence[Any]], reader: Player, *, others_only: bool = False) -> GameTalk:
+    """The rows of a ``_talk_statement`` as the reader stands: the messages they read, oldest
+    first (none with their messages off); ``others_only``: none of their own."""
+    assert reader.id is not None
+    muted = frozenset(row[1] for row in rows if row[0] == "mute")
+    blocks = tuple((row[1], row[2]) for row in rows if row[0] == "block")
+    said = sorted((row[1:] for row in rows if row[0] == "message"), key=lambda m: (m[3], m[0]))
+    if reader.messages_off:
+        return GameTalk((), muted, blocks)
+    shown = _readable(said, reader.id, muted, blocks, others_only=others_only)
+    return GameTalk(tuple(shown), muted, blocks)
+
+
+def _readable(
+    rows: Iterable[Sequence[Any]],
+    reader_id: int,
+    muted: Collection[int],
+    blocks: Sequence[tuple[int, int]],
+    *,
+    others_only: bool,
+) -> Iterator[ShownMessage]:
+    """The messages of ``rows`` (``_MESSAGE_COLUMNS``) that the reader reads: none of the players
+    they muted, none across a block, either way."""
+    silenced = set(muted) | {p for pair in blocks for p in pair if p != reader_id}
+    for message_id, player_id, seat, ply, body in rows:
+        mine = player_id == reader_id
+        if (mine and others_only) or (not mine and player_id in silenced):
+            continue
+        yield ShownMessage(message_id, seat, ply, body, mine)
 
 
 def mute(session: Session, muter_id: int, muted_id: int) -> bool:

@@ -268,12 +268,14 @@ def test_muted_and_blocked_players_messages_are_not_shown(app: Flask, client: Fl
         assert mute(session, other, mover)
     _say(ctx, "Muted words")
     assert "Muted words" not in _private(ctx, ctx.other)
+    assert "Muted words" not in ctx.row(ctx.other, kind="your_turn").text_body
     assert "Muted words" in _private(ctx, ctx.mover)
     ctx2 = _ctx(app, client)
     with app.app_context(), session_scope() as session:
         assert block(session, _player(app, ctx2.mover), _player(app, ctx2.other))
     _say(ctx2, "Blocked words")
     assert "Blocked words" not in _private(ctx2, ctx2.other)
+    assert "Blocked words" not in ctx2.row(ctx2.other, kind="your_turn").text_body
 
 
 def test_messages_turned_off_are_neither_sent_nor_read(app: Flask, client: FlaskClient) -> None:
@@ -380,6 +382,7 @@ def test_a_block_from_the_page_stops_messages_both_ways_and_is_lifted(
     assert "Stop blocking" in _private(ctx, ctx.other)
     _say(ctx, "Words across a block")
     assert "Words across a block" not in _private(ctx, ctx.other)
+    assert "Words across a block" not in ctx.row(ctx.other, kind="your_turn").text_body
     assert client.post(f"/p/{token}/block", data={"block": "off"}).status_code == 303
     assert "Stop blocking" not in _private(ctx, ctx.other)
 

@@ -28,6 +28,8 @@ from service.models import Snapshot
 from service.outbox.addresses import bouncing_addresses, mark_bouncing
 from service.outbox.kinds import MailKind
 from service.outbox.queue import blocked_reason
+from service.players.blocks import block
+from service.players.messages import messages_for, mute, save_message
 from service.present.move_links import move_link_url
 from tests.service.play_driver import create_and_accept
 
@@ -97,6 +99,22 @@ def test_a_private_page_reads_the_game_and_its_latest_moves_only(
     assert "does not arrive: the address bounces" in page
     # The game's messages, the reader's mutes and the blocks either way: one query.
     assert tables == ["games", "game_messages", "moves"]
+
+
+def test_an_emails_quotes_read_the_messages_mutes_and_blocks_in_one_query(
+    app: Flask, client: FlaskClient
+) -> None:
+    game = create_and_accept(app, client, seed="page-reads-quotes")
+    with app.app_context(), session_scope() as session:
+        loaded = load_game(session, game["id"])
+        (alice_seat, alice), (_, bob) = loaded.seats.values()
+        assert alice.id is not None and bob.id is not None
+        assert save_message(session, game["id"], alice_seat, alice, 0, "Hello") is not None
+        assert mute(session, bob.id, alice.id) and block(session, alice.id, bob.id)
+        session.flush()
+        with selects(app) as sent:
+            assert messages_for(session, game["id"], bob) == []
+        assert tables_of(sent) == ["game_messages"]
 
 
 def test_the_public_page_at_any_position_reads_the_game_and_its_log_only(
