@@ -23,7 +23,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import Flask, current_app, g, has_request_context
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, SQLModel
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 EXTENSION_KEY = "battleline.db"
@@ -218,6 +219,17 @@ def read_rows(session: Session, statement: sa.Executable, params: Mapping[str, A
     if session.new or session.dirty or session.deleted:
         session.flush()
     return session.connection().execute(statement, params)
+
+
+def added_once(session: Session, row: SQLModel) -> bool:
+    """Add ``row`` in a savepoint; False when a unique index refuses it (the same row made at
+    the same moment by another request), and the caller's transaction goes on."""
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        return False
+    return True
 
 
 def alembic_config(url: str) -> Any:

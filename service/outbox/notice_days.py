@@ -4,10 +4,10 @@ key refuses a second, so concurrent requests cannot both send one."""
 
 from __future__ import annotations
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from service import clock
+from service.db import added_once
 from service.outbox.kinds import MailKind
 from service.outbox.models import NoticeDay
 
@@ -17,9 +17,4 @@ def first_today(session: Session, kind: MailKind, recipient_id: int, game_id: in
     row = NoticeDay(
         kind=kind.value, recipient_id=recipient_id, game_id=game_id, day=clock.now().date()
     )
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return False
-    return True
+    return added_once(session, row)

@@ -4,9 +4,9 @@ can lift it."""
 
 from __future__ import annotations
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
+from service.db import added_once
 from service.players.models import Block
 
 
@@ -17,12 +17,7 @@ def block(session: Session, blocker_id: int, blocked_id: int) -> bool:
         raise ValueError("a player cannot block themselves")
     if _block_row(session, blocker_id, blocked_id) is not None:
         return False
-    try:
-        with session.begin_nested():
-            session.add(Block(blocker_id=blocker_id, blocked_id=blocked_id))
-    except IntegrityError:
-        return False  # the same block made at the same moment by another request
-    return True
+    return added_once(session, Block(blocker_id=blocker_id, blocked_id=blocked_id))
 
 
 def unblock(session: Session, blocker_id: int, blocked_id: int) -> bool:

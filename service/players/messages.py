@@ -19,9 +19,9 @@ from typing import Any
 from flask_babel import lazy_gettext
 from sqlalchemy import BindParameter, CompoundSelect, bindparam, literal, null, union_all
 from sqlalchemy import select as rows_of
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
+from service.db import added_once
 from service.models import Player, Seat
 from service.players.models import MESSAGE_MAX_CHARS, Block, GameMessage, MessageReport, Mute
 from service.refusal import Refusal
@@ -76,12 +76,7 @@ def save_message(
     message = GameMessage(
         game_id=game_id, seat=seat.letter, player_id=player.id, ply=ply, body=body
     )
-    try:
-        with session.begin_nested():
-            session.add(message)
-    except IntegrityError:
-        return None
-    return message
+    return message if added_once(session, message) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,12 +213,7 @@ def mute(session: Session, muter_id: int, muted_id: int) -> bool:
     ).first()
     if found is not None:
         return False
-    try:
-        with session.begin_nested():
-            session.add(Mute(muter_id=muter_id, muted_id=muted_id))
-    except IntegrityError:
-        return False
-    return True
+    return added_once(session, Mute(muter_id=muter_id, muted_id=muted_id))
 
 
 def unmute(session: Session, muter_id: int, muted_id: int) -> bool:
@@ -259,9 +249,4 @@ def report_message(session: Session, game_id: int, message_id: int, reporter: Pl
     ).first()
     if found is not None:
         return False
-    try:
-        with session.begin_nested():
-            session.add(MessageReport(message_id=message_id, reporter_id=reporter.id))
-    except IntegrityError:
-        return False
-    return True
+    return added_once(session, MessageReport(message_id=message_id, reporter_id=reporter.id))
