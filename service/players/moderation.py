@@ -47,12 +47,7 @@ def suspend(session: Session, player_id: int, now: datetime) -> bool:
     caller's transaction; False when there is no such player or they are suspended already.
     Their row is locked first: a challenge they post at the same moment is either refused
     (``service.lobby.challenges.post_challenge`` reads the locked row) or withdrawn here."""
-    player = session.exec(
-        select(Player)
-        .where(col(Player.id) == player_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).first()
+    player = session.get(Player, player_id, with_for_update=True, populate_existing=True)
     if player is None or player.suspended_at is not None:
         return False
     player.suspended_at = now

@@ -83,12 +83,7 @@ def create(session: Session, organiser: Player, settings: TournamentSettings) ->
 def lock(session: Session, tournament_id: int) -> Tournament:
     """The tournament, locked until the transaction ends (SQLite: the write lock is held
     already). Raises TournamentRefusal (404)."""
-    found = session.exec(
-        select(Tournament)
-        .where(Tournament.id == tournament_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
+    found = session.get(Tournament, tournament_id, with_for_update=True, populate_existing=True)
     if found is None:
         raise TournamentRefusal(lazy_gettext("There is no such tournament."), 404)
     return found

@@ -112,12 +112,8 @@ def send_digests(now: datetime | None = None) -> list[int]:
     sent = []
     for player_id in ids:
         with session_scope() as session:
-            player = session.exec(
-                select(Player)
-                .where(Player.id == player_id)
-                .with_for_update()
-                .execution_options(populate_existing=True)
-            ).one()
+            player = session.get(Player, player_id, with_for_update=True, populate_existing=True)
+            assert player is not None
             if player.digest_sent_at is not None and player.digest_sent_at >= since:
                 continue  # another run sent it
             games = [g for g in player_games(session, player, to_play=True) if g.digest]
