@@ -85,14 +85,8 @@ def unname_in_emails(
         row.text_body, row.html_body, row.subject = text, body, subject
         if row.status in (OutboxStatus.QUEUED, OutboxStatus.SENDING) and text and body:
             row.mime = build_mime(
+                row,
                 sender=current_app.config["MAIL_DEFAULT_SENDER"],
-                recipient_name=row.recipient_name,
-                recipient=row.recipient,
-                subject=subject,
-                text=text,
-                html=body,
-                message_id=row.message_id,
-                headers=dict(row.headers),
                 signing_key=signing_key(current_app.config),
             )
         else:

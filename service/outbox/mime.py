@@ -18,6 +18,7 @@ import flask_mail
 
 from service import dkim_signing
 from service.dkim_signing import SigningKey
+from service.outbox.models import OutboxMessage
 
 # Every line break a mail header could be split at, and NUL: a header value must be one line.
 _HEADER_BREAKS = frozenset("\r\n\v\f\x00\x85\u2028\u2029")
@@ -97,34 +98,25 @@ class MailMessage(flask_mail.Message):
         return message
 
 
-def build_mime(
-    *,
-    sender: str,
-    recipient_name: str,
-    recipient: str,
-    subject: str,
-    text: str,
-    html: str,
-    message_id: str,
-    headers: dict[str, str],
-    signing_key: SigningKey | None = None,
-) -> str:
-    """The complete multipart message (text and HTML), as ASCII, signed with ``signing_key``
-    (DKIM) when given. Raises HeaderInjectionError."""
-    for name, value in headers.items():
+def build_mime(row: OutboxMessage, *, sender: str, signing_key: SigningKey | None = None) -> str:
+    """The complete multipart message of ``row`` (its text and HTML parts, subject, recipient,
+    Message-ID and headers) from ``sender``, as ASCII, signed with ``signing_key`` (DKIM) when
+    given. Raises HeaderInjectionError."""
+    assert row.text_body is not None and row.html_body is not None
+    for name, value in row.headers.items():
         check_header_value(name, value)
     message = MailMessage(
-        subject=check_header_value("Subject", subject),
+        subject=check_header_value("Subject", row.subject),
         recipients=[
-            (check_header_value("To", recipient_name), check_header_value("To", recipient))
+            (check_header_value("To", row.recipient_name), check_header_value("To", row.recipient))
         ],
-        body=text,
-        html=html,
+        body=row.text_body,
+        html=row.html_body,
         sender=sender,
-        extra_headers=dict(headers),
+        extra_headers=dict(row.headers),
     )
     # Not in extra_headers: that gives the message two Message-IDs, which Gmail rejects.
-    message.msgId = check_header_value("Message-ID", message_id)
+    message.msgId = check_header_value("Message-ID", row.message_id)
     if message.has_bad_headers():
         raise HeaderInjectionError("From")
     wire = message.as_bytes()

@@ -300,18 +300,6 @@ def queue_email(
         reply_to = reply_address(session, game, player.id)
         if reply_to is not None:
             headers["Reply-To"] = reply_to
-    # build_mime refuses a line break in any header value (HeaderInjectionError).
-    mime = build_mime(
-        sender=current_app.config["MAIL_DEFAULT_SENDER"],
-        recipient_name=player.display_name,
-        recipient=player.email,
-        subject=subject,
-        text=text,
-        html=html,
-        message_id=message_id,
-        headers=headers,
-        signing_key=signing_key(current_app.config),
-    )
     now = utcnow()
     sweep_after = timedelta(seconds=float(current_app.config["MAIL_SWEEP_AFTER_S"]))
     row = OutboxMessage(
@@ -325,11 +313,17 @@ def queue_email(
         html_body=html,
         message_id=message_id,
         headers=headers,
-        mime=mime,
+        mime=None,
         status=OutboxStatus.QUEUED,
         created_at=now,
         next_attempt_at=now + sweep_after,
         ply=game.game.ply if game is not None else None,
+    )
+    # build_mime refuses a line break in any header value (HeaderInjectionError): no row then.
+    row.mime = build_mime(
+        row,
+        sender=current_app.config["MAIL_DEFAULT_SENDER"],
+        signing_key=signing_key(current_app.config),
     )
     session.add(row)
     session.flush()

@@ -22,6 +22,7 @@ from service.games.loaded import NO_SNAPSHOTS, LoadedGame
 from service.models import Game, Player
 from service.outbox import MailKind, queue_email
 from service.outbox.mime import build_mime
+from service.outbox.models import OutboxMessage
 from service.outbox.queue import html_for_the_wire
 from service.player_fields import MAX_NAME_LENGTH, check_name
 
@@ -33,16 +34,18 @@ def _in_app(bare_app: Flask) -> Iterator[None]:
 
 
 def wire(name: str = "Bob", text: str = "Hello\n", html: str = "<p>Hello</p>") -> EmailMessage:
-    mime = build_mime(
-        sender="Battle Line by mail <battleline@bl.test>",
-        recipient_name=name,
+    row = OutboxMessage(
         recipient="bob@example.org",
+        recipient_name=name,
+        kind=MailKind.YOUR_TURN.value,
         subject="Your turn: Battle Line, game 1",
-        text=text,
-        html=html,
+        text_body=text,
+        html_body=html,
         message_id="<1.your-turn@bl.test>",
         headers={"Auto-Submitted": "auto-generated"},
+        mime=None,
     )
+    mime = build_mime(row, sender="Battle Line by mail <battleline@bl.test>")
     parsed = email.message_from_bytes(mime.encode("ascii"), policy=email.policy.default)
     assert isinstance(parsed, EmailMessage)
     return parsed
