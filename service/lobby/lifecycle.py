@@ -85,17 +85,7 @@ def create_game(
         try:
             # A savepoint: the same form sent twice at once makes one game, not an error.
             with session.begin_nested():
-                game = new_game(
-                    ruleset=new.ruleset,
-                    claims=new.claims.value,
-                    days_per_move=new.days_per_move,
-                    vacation_days=new.vacation_days,
-                    visibility=new.visibility.value,
-                    creation_key=key,
-                    series_id=_new_series(session, new),
-                    computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
-                    rated=new.rated,
-                )
+                game = _game_row(new, creation_key=key, series_id=_new_series(session, new))
                 session.add(game)
         except IntegrityError:
             game = _game_by_key(session, key)
@@ -165,19 +155,28 @@ def _new_series(session: Session, new: NewGame) -> int | None:
     return series.id
 
 
-def create_agreed_game(session: Session, new: NewGame) -> Game:
-    """A game every player has agreed to already (a challenge accepted in the lobby, two
-    standing requests paired): every seat in, dealt at once and the game-started emails queued,
-    as when the last invited seat accepts; no invitation goes. A single game for two."""
-    game = new_game(
+def _game_row(
+    new: NewGame, *, creation_key: str | None = None, series_id: int | None = None
+) -> Game:
+    """The row of the game ``new`` asks for (not yet added)."""
+    return new_game(
         ruleset=new.ruleset,
         claims=new.claims.value,
         days_per_move=new.days_per_move,
         vacation_days=new.vacation_days,
         visibility=new.visibility.value,
+        creation_key=creation_key,
+        series_id=series_id,
         computer_delay_s=int(current_app.config["COMPUTER_DELAY_S"]),
         rated=new.rated,
     )
+
+
+def create_agreed_game(session: Session, new: NewGame) -> Game:
+    """A game every player has agreed to already (a challenge accepted in the lobby, two
+    standing requests paired): every seat in, dealt at once and the game-started emails queued,
+    as when the last invited seat accepts; no invitation goes. A single game for two."""
+    game = _game_row(new)
     players: dict[str, int] = {}
     for letter, name, email in new.players:
         player = find_or_add_player(session, email, name)
