@@ -203,16 +203,19 @@ def play_matches(
             [pool.submit(play_part, part) if pool else None for part in parts] for parts in matches
         ]
         for parts, pending in zip(matches, futures, strict=True):
+            planned = sum(part.games for part in parts)
             done: list[MatchResult] = []
             cpu = 0.0
+            won = played = 0
             for part, future in zip(parts, pending, strict=True):
                 result, seconds = future.result() if future else play_part(part)
                 done.append(result)
                 cpu += seconds
-                whole = merged(done)
+                won += result.wins
+                played += result.games
                 progress.write(
                     f"{part.level} v {part.other}, {part.variant.name}: "
-                    f"{whole.wins} won of {whole.games} ({sum(p.games for p in parts)})\n"
+                    f"{won} won of {played} ({planned})\n"
                 )
                 progress.flush()
             yield match_record(parts[0], merged(done), cpu)
