@@ -55,6 +55,10 @@ class Weights:
     fog_spread: float = 3.0
     """Under Fog, the difference of expected sums that makes one side about three times as
     likely to win as the other."""
+    empty_sums: float = 1.0
+    """The sums a side nobody has begun is expected to reach, as a multiple of those of
+    ``_EMPTY_PRIOR``: the higher, the stronger an open side looks, so that a weak card begins a
+    flag less readily and a lone card of the opponent's is feared less."""
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -66,6 +70,7 @@ WEIGHTS_2026 = Weights(
     leader_in_hand=0.3,
     horizon=5.0,
     fog_spread=3.0,
+    empty_sums=1.0,
 )
 """The weights of the levels before issue 26, frozen for the bench's baselines."""
 
@@ -312,7 +317,7 @@ class Appraiser:
         cache_key = (cards, size, fog, key)
         found = self._outlooks.get(cache_key)
         if found is None:
-            found = _side_outlook(cards, size, fog, who, self.ruleset)
+            found = _side_outlook(cards, size, fog, who, self.ruleset, self.weights.empty_sums)
             self._outlooks[cache_key] = found
         return found
 
@@ -532,14 +537,19 @@ def _combine(options: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def _side_outlook(
-    cards: tuple[Card, ...], size: int, fog: bool, who: _Chances, rs: Ruleset
+    cards: tuple[Card, ...],
+    size: int,
+    fog: bool,
+    who: _Chances,
+    rs: Ruleset,
+    empty_sums: float = 1.0,
 ) -> Outlook:
-    """The likely ends of a side that is not complete."""
+    """The likely ends of a side that is not complete (``empty_sums``: as ``Weights``)."""
     need = size - len(cards)
     if need > who.reachable:
         return _CANNOT_COMPLETE
     if not cards:
-        return _empty_outlook(size, fog, rs.max_value)
+        return _empty_outlook(size, fog, rs.max_value, empty_sums)
     return _outlook_of(cards, size, fog, who, rs)
 
 
@@ -556,12 +566,13 @@ _EMPTY_PRIOR = (
 
 
 @lru_cache(maxsize=64)
-def _empty_outlook(size: int, fog: bool, max_value: int) -> Outlook:
+def _empty_outlook(size: int, fog: bool, max_value: int, sums: float) -> Outlook:
     top = size * max_value + 1
     if fog:
-        return ((1.0, 0.6 * size * max_value),)
+        return ((1.0, 0.6 * sums * size * max_value),)
     return tuple(
-        (p, int(category) + share * size * max_value / top) for category, p, share in _EMPTY_PRIOR
+        (p, int(category) + sums * share * size * max_value / top)
+        for category, p, share in _EMPTY_PRIOR
     )
 
 

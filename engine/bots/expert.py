@@ -10,8 +10,9 @@ the root, an iteration walks down the tree choosing among the moves legal in its
 counting for each move how often it was available (a card drawn in one world is missing in
 another). The opponents answer with the normal level's judgement, and every seat draws and
 claims as it does (the claim prover deciding the flags); a decision below the tree is the normal
-level's too. At the seat's next turn below the last node a new node grows (its moves: the few
-best of the thrifty appraisal in that world) once its parent has been visited often enough;
+level's too (its judgement as the strong level uses it, ``heuristic.SEARCHING``). At the seat's
+next turn below the last node a new node grows (its moves: the few best of the thrifty
+appraisal in that world) once its parent has been visited often enough;
 the iteration ends there, or when the game ends, and the position is appraised from the seat
 with the world's hands known. The move left after the last round is played.
 
@@ -27,7 +28,7 @@ import random
 from engine.apply import apply
 from engine.bots.appraisal import Appraiser
 from engine.bots.determinise import determinise
-from engine.bots.heuristic import NORMAL, Style, normal_move, rank_moves
+from engine.bots.heuristic import SEARCHING, Style, normal_move, rank_moves
 from engine.bots.search import claim_all, shortlist
 from engine.legal import legal_moves
 from engine.moves import Action, Move
@@ -49,7 +50,7 @@ EXPAND_AFTER = 8
 EXPLORE = 0.7
 """UCB's exploration constant, in flags (the unit of the appraisal)."""
 
-PLAYOUT = Style(NORMAL.weights, thrifty=False)
+PLAYOUT = Style(SEARCHING.weights, thrifty=False)
 """How every seat plays between the tree's decisions: the normal level's weights with the
 quicker appraisal, so that more worlds fit in the budget."""
 
@@ -100,8 +101,8 @@ def expert_move(view: PlayerView, rng: random.Random, *, budget: int | None = No
     state = determinise(view)
     moves = legal_moves(state)
     if state.phase is not Phase.START or any(m.action is Action.CLAIM for m in moves):
-        return normal_move(state, rng, NORMAL, moves)
-    alive = shortlist(rank_moves(state, moves, NORMAL.weights, thrifty=True), ROOT_WIDTH)
+        return normal_move(state, rng, SEARCHING, moves)
+    alive = shortlist(rank_moves(state, moves, SEARCHING.weights, thrifty=True), ROOT_WIDTH)
     root = _Node()
     root.add(alive)
     me = state.mover
@@ -137,7 +138,7 @@ def _iterate(root: _Node, first: Move, world: GameState, me: int, rng: random.Ra
         child = node.children.get(move)
         if child is None and node.visits[move] + 1 >= EXPAND_AFTER:
             child = node.children[move] = _Node()
-            ranked = rank_moves(state, legal_moves(state), NORMAL.weights, thrifty=True)
+            ranked = rank_moves(state, legal_moves(state), SEARCHING.weights, thrifty=True)
             child.add(shortlist(ranked, WIDTH))
         if child is None:
             break
@@ -171,4 +172,4 @@ def _value(state: GameState, me: int) -> float:
         if state.result.winner is None and seat in state.result.draw_between:
             return rs.flags / 2
         return 0.0
-    return Appraiser.knowing(state, me, NORMAL.weights).value(state)
+    return Appraiser.knowing(state, me, SEARCHING.weights).value(state)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from engine.apply import apply
@@ -46,8 +46,12 @@ class Style:
     thrifty: bool
 
 
-NORMAL = Style(DEFAULT_WEIGHTS, thrifty=True)
-"""The normal level (and the strong level's playouts)."""
+NORMAL = Style(replace(DEFAULT_WEIGHTS, empty_sums=1.3), thrifty=True)
+"""The normal level: an open side looks stronger than to the search levels (tuned by matches
+against itself, docs/bots.md)."""
+SEARCHING = Style(DEFAULT_WEIGHTS, thrifty=True)
+"""The search levels' judgement (their first ranking, their playouts, their leaves): the normal
+level's but for ``empty_sums``, which was tuned for the normal level alone."""
 NORMAL_2026 = Style(WEIGHTS_2026, thrifty=False)
 """The normal level before issue 26: the bench's baseline."""
 

@@ -10,7 +10,9 @@ next turn; then it makes the claims it may and appraises the position from its s
 the world's hands known (a game that ended counts as won or lost outright). Every move meets
 the same worlds and the same chances (common random numbers), so their differences are
 measured, not their luck. The move with the best mean is played. Claims, draws, the Scout's
-draws and returns and Mud discards are the normal level's.
+draws and returns and Mud discards are the normal level's. "The normal level" here is its
+judgement with the appraisal's own sums for a side nobody has begun (``heuristic.SEARCHING``):
+the raised sums of the normal level were measured for it alone.
 
 The budget is a number of worlds, not a time: the same view, budget and generator give the
 same move on any machine.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from engine.apply import apply
 from engine.bots.appraisal import Appraiser
 from engine.bots.determinise import determinise
-from engine.bots.heuristic import NORMAL, NORMAL_2026, Style, normal_move, rank_moves
+from engine.bots.heuristic import NORMAL_2026, SEARCHING, Style, normal_move, rank_moves
 from engine.legal import legal_moves
 from engine.moves import Action, Move
 from engine.state import GameState, Phase
@@ -50,7 +52,7 @@ class Search:
     worlds: int
 
 
-STRONG = Search(NORMAL, DEFAULT_BUDGET)
+STRONG = Search(SEARCHING, DEFAULT_BUDGET)
 STRONG_2026 = Search(NORMAL_2026, 12)
 """The strong level before issue 26: the bench's baseline."""
 
