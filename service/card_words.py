@@ -4,9 +4,8 @@ pages and emails name them through here. Codes (``R4``, ``ALEXANDER``) are never
 
 from __future__ import annotations
 
-from flask_babel import gettext, lazy_gettext
-
 from engine.cards import Tactic, is_tactic, troop_parts
+from service.catalogue import gettext, lazy_gettext
 
 COLOUR_WORDS = {
     "R": lazy_gettext("red"),

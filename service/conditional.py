@@ -20,7 +20,8 @@ from flask import Flask, current_app, request
 from werkzeug.wrappers import Response
 
 import engine
-from service.i18n import TRANSLATIONS, page_language
+from service.catalogue import page_language
+from service.i18n import TRANSLATIONS
 
 BUILD_KEY = "battleline.build"
 PRIVATE = "private, no-cache"

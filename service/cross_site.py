@@ -16,8 +16,8 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Flask, current_app, request
-from flask_babel import lazy_gettext
 
+from service.catalogue import lazy_gettext
 from service.refusal import Refusal
 
 ONE_CLICK_ENDPOINTS = frozenset({"mail.unsubscribe_post"})

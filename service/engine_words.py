@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flask_babel import gettext, ngettext
-
 import engine
 from engine import Why
-from service.i18n import DEFAULT_LANGUAGE, page_language
+from service.catalogue import DEFAULT_LANGUAGE, gettext, ngettext, page_language
 
 Sentence = Callable[[engine.ExplainedError, str | None], str]
 """Says an error to the seat reading it (None: someone who is not at the table)."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, jsonify, render_template, request
-from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from service.catalogue import gettext, lazy_gettext
 from service.db import committed_in_request
 from service.refusal import Refusal, Text
 

@@ -6,9 +6,10 @@ The Japanese words are docs/glossary-ja.md's."""
 
 from __future__ import annotations
 
-from flask_babel import LazyString, gettext, lazy_gettext
+from flask_babel import LazyString
 
 import engine
+from service.catalogue import gettext, lazy_gettext
 
 RULESET_TITLES: dict[str, LazyString] = {
     "battleline": lazy_gettext("Battle Line"),

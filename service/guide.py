@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, render_template, request
 
-from service.i18n import checked_language, page_language, recipient_language
+from service.catalogue import page_language
+from service.i18n import checked_language, recipient_language
 from service.links import external_url
 
 bp = Blueprint("guide", __name__)

@@ -16,12 +16,11 @@ runs inside one (requests, Celery tasks via ``celery_init_app``, the embedded be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from babel.support import NullTranslations
 from flask import (
     Blueprint,
     Flask,
@@ -34,19 +33,19 @@ from flask import (
     url_for,
 )
 from flask import session as cookie
-from flask.ctx import _AppCtxGlobals
-from flask.globals import _cv_app
-from flask_babel import Babel, Domain, force_locale, get_locale, lazy_gettext
-from jinja2 import pass_context
-from jinja2.runtime import Context
-from markupsafe import Markup
+from flask_babel import Babel, force_locale
 
+from service.catalogue import (
+    DEFAULT_LANGUAGE,
+    PAGE_LANGUAGE_KEY,
+    install_domain,
+    lazy_gettext,
+    page_language,
+)
 from service.db import session_scope
 from service.models import Player
 from service.refusal import Refusal
 from service.signin import LANGUAGE_KEY, signed_in_player
-
-DEFAULT_LANGUAGE = "en"
 
 
 @dataclass(frozen=True)
@@ -100,108 +99,11 @@ def select_page_language() -> str:
     return request.accept_languages.best_match(LANGUAGE_CODES) or DEFAULT_LANGUAGE
 
 
-_PAGE_LANGUAGE = "_page_language"
-"""``flask.g``'s copy of ``page_language``: a page asks once per card it draws, and Flask-Babel's
-``get_locale`` costs twenty times the cached drawing of a card."""
-
-
-def _app_globals() -> _AppCtxGlobals | None:
-    """The application context's ``g``, or None outside one: read from Flask's context variable
-    rather than through the ``g`` proxy, which costs more than the rest of ``page_language``."""
-    context = _cv_app.get(None)
-    return None if context is None else context.g
-
-
-def page_language() -> str:
-    """The code of the language the current page or email is being written in."""
-    app_globals = _app_globals()
-    if app_globals is None:
-        return DEFAULT_LANGUAGE
-    code: str | None = app_globals.__dict__.get(_PAGE_LANGUAGE)
-    if code is None:
-        locale = get_locale()
-        code = locale.language if locale is not None else DEFAULT_LANGUAGE
-        setattr(app_globals, _PAGE_LANGUAGE, code)
-    return code
-
-
 def sentence_gap() -> str:
     """``Language.sentence_gap`` of the language being written (templates: between two
     sentences made of two messages)."""
     code = page_language()
     return next((lang.sentence_gap for lang in LANGUAGES if lang.code == code), " ")
-
-
-class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
-    """Flask-Babel's message domain, its catalogue looked up once per request and language:
-    Flask-Babel's own lookup walks its context and the locale on every message, and a page has
-    a hundred."""
-
-    _CACHED = "_translations"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._words: dict[int, tuple[NullTranslations, TemplateWords]] = {}
-
-    def template_words(self) -> TemplateWords:
-        """The gettext callables of the language being written, for a template's context (a
-        context processor: once per render, so inside ``recipient_language`` too): a page's
-        hundred messages then skip the lookup of the language and catalogue each."""
-        translations = self.get_translations()
-        kept = self._words.get(id(translations))
-        if kept is None or kept[0] is not translations:
-            kept = (translations, _template_words(translations))
-            self._words[id(translations)] = kept
-        return kept[1]
-
-    def get_translations(self) -> NullTranslations:
-        app_globals = _app_globals()
-        if app_globals is None:
-            outside: NullTranslations = super().get_translations()
-            return outside
-        code = page_language()
-        cached: tuple[str, NullTranslations] | None = app_globals.__dict__.get(self._CACHED)
-        if cached is None or cached[0] != code:
-            cached = (code, super().get_translations())
-            setattr(app_globals, self._CACHED, cached)
-        return cached[1]
-
-
-TemplateWords = dict[str, Callable[..., str]]
-
-
-def _template_words(translations: NullTranslations) -> TemplateWords:
-    """Jinja's newstyle ``gettext`` and ``ngettext`` (``jinja2.ext``'s, same escaping and
-    formatting), calling ``translations`` straight away. A message without placeholders is
-    formatted once per catalogue and kept: most of a page's messages are such."""
-    ugettext, ungettext = translations.ugettext, translations.ungettext
-    plain: dict[tuple[str, bool], str] = {}
-
-    @pass_context
-    def gettext(context: Context, string: str, /, **variables: object) -> str:
-        escaped = bool(context.eval_ctx.autoescape)
-        if not variables:
-            kept = plain.get((string, escaped))
-            if kept is None:
-                kept = plain[string, escaped] = _formatted(ugettext(string), escaped, {})
-            return kept
-        return _formatted(ugettext(string), escaped, variables)
-
-    @pass_context
-    def ngettext(
-        context: Context, singular: str, plural: str, num: int, /, **variables: object
-    ) -> str:
-        variables.setdefault("num", num)
-        text = ungettext(singular, plural, num)
-        return _formatted(text, bool(context.eval_ctx.autoescape), variables)
-
-    return {"gettext": gettext, "ngettext": ngettext, "_": gettext}
-
-
-def _formatted(text: str, escaped: bool, variables: dict[str, object]) -> str:
-    """A translated message with its placeholders filled, as Jinja's newstyle gettext does it:
-    under autoescape the message is markup and the values are escaped into it."""
-    return (Markup(text) if escaped else text) % variables
 
 
 def adopt_page_language(player: Player) -> None:
@@ -216,15 +118,15 @@ def recipient_language(code: str | None) -> Iterator[None]:
     """Within this block, gettext and Babel's formats speak ``code`` (a recipient's saved
     language; None or unknown: English)."""
     language = checked_language(code) or DEFAULT_LANGUAGE
-    outer = g.get(_PAGE_LANGUAGE) if has_app_context() else None
+    outer = g.get(PAGE_LANGUAGE_KEY) if has_app_context() else None
     with force_locale(language):
         if has_app_context():
-            setattr(g, _PAGE_LANGUAGE, language)
+            setattr(g, PAGE_LANGUAGE_KEY, language)
         try:
             yield
         finally:
             if has_app_context():
-                setattr(g, _PAGE_LANGUAGE, outer)
+                setattr(g, PAGE_LANGUAGE_KEY, outer)
 
 
 def _safe_next(target: str | None) -> str:
@@ -254,7 +156,7 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_page_language)
-    domain = babel.domain_instance = PageDomain()
+    domain = babel.domain_instance = install_domain(app)
     # Flask-Babel's own template callables, but asking the domain straight away.
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext=lambda s: domain.get_translations().ugettext(s),

@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from flask import Flask, Response, g
-from flask_babel import lazy_gettext
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
+from service.catalogue import lazy_gettext
 from service.db import session_scope
 from service.errors import error_response
 from service.proxies import DEFAULT_FORWARDED_ALLOW_IPS, TrustedProxyFix, proxy_networks

@@ -9,8 +9,8 @@ import ipaddress
 
 import click
 from flask import Flask, current_app, request
-from flask_babel import lazy_gettext
 
+from service.catalogue import lazy_gettext
 from service.config import AppEnv, ConfigError
 from service.config_checks import is_local_host
 from service.refusal import Refusal

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from flask_babel import gettext
+from service.catalogue import gettext
 
 MAX_NAME_LENGTH = 40
 MAX_EMAIL_LENGTH = 254

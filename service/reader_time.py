@@ -18,13 +18,12 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from babel.dates import format_date, format_datetime
-from flask_babel import gettext, ngettext
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from service import clock
-from service.i18n import page_language
+from service.catalogue import gettext, ngettext, page_language
 
 MAX_TIME_ZONE_LENGTH = 64
 """No IANA name is longer (the column's size)."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeAlias
 
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString
+
+from service.catalogue import lazy_gettext
 
 Text: TypeAlias = str | LazyString
 """A message: plain text (names, notation) or a lazy translated sentence."""

@@ -23,10 +23,10 @@ from datetime import timedelta
 
 from flask import Flask, current_app
 from flask import session as cookie
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 from service import clock
+from service.catalogue import lazy_gettext
 from service.models import Player
 from service.refusal import Refusal, Text
 

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, url_for
-from flask_babel import lazy_gettext
 from markupsafe import Markup, escape
 
 from engine.cards import COLOR_NAMES, is_tactic, troop_parts
 from service import game_words, reader_time
 from service.card_words import card_words
+from service.catalogue import lazy_gettext, page_language
 from service.game_words import in_words
-from service.i18n import page_language
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 

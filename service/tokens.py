@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, cast, get_type_hints
 
 from flask import current_app
-from flask_babel import lazy_gettext, ngettext
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 import engine
+from service.catalogue import lazy_gettext, ngettext
 from service.refusal import Refusal, later
 
 SECONDS_PER_DAY = 24 * 60 * 60

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 
+from service.catalogue import lazy_gettext
 from service.json_columns import TurnChoices
 from service.models import Player, Seat
 from service.reader_time import MAX_TIME_ZONE_LENGTH, UnknownTimeZoneError, check_time_zone

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from flask_babel import gettext as _
-
 import engine
 from service.card_words import card_words
+from service.catalogue import gettext as _
 from service.json_columns import DealFields
 from service.models import Game
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from flask_babel import gettext, lazy_gettext, ngettext
-
 import engine
+from service.catalogue import gettext, lazy_gettext, ngettext
 from service.engine_words import engine_error_sentence
 from service.models import GameStatus
 from service.refusal import Refusal, later

@@ -9,10 +9,10 @@ import secrets
 from collections.abc import Mapping
 
 import sqlalchemy as sa
-from flask_babel import lazy_gettext
 from sqlmodel import Session, select
 
 import engine
+from service.catalogue import lazy_gettext
 from service.models import Game, GameStatus, Seat
 from service.refusal import Refusal
 

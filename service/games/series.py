@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
-from flask_babel import ngettext
 from sqlmodel import Session, col, select
 
 import engine
+from service.catalogue import ngettext
 from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder
 from service.games.rows import add_agreed_game, new_game
 from service.games.state import deal_game

@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from flask import Flask, current_app, has_app_context
-from flask_babel import LazyString, gettext, lazy_gettext
+from flask_babel import LazyString
 from sqlmodel import Session, col, select
 
 import engine
 from service import clock
+from service.catalogue import gettext, lazy_gettext
 from service.engine_words import engine_error_sentence
 from service.games.claim_proofs import proof_record
 from service.games.loaded import LoadedGame, lock_loaded_game

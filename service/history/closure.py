@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from flask_babel import lazy_gettext
 from sqlmodel import Session, col, delete, or_, select
 
 from service import clock
+from service.catalogue import lazy_gettext
 from service.games.loaded import lock_loaded_game
 from service.games.seats import revoke_seat_links
 from service.games.series import leave_series

@@ -13,10 +13,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from flask_babel import LazyString, gettext, lazy_gettext
+from flask_babel import LazyString
 from sqlmodel import Session, col, select
 
 from service import tokens
+from service.catalogue import gettext, lazy_gettext
 from service.game_words import ruleset_title
 from service.games.players import find_player
 from service.games.seats import seats_of_games

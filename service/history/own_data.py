@@ -13,9 +13,9 @@ import re
 from datetime import datetime
 from typing import Any, TypedDict
 
-from flask_babel import gettext
 from sqlmodel import Session, col, select
 
+from service.catalogue import gettext
 from service.games.preferences import player_defaults
 from service.games.seats import seats_of_games
 from service.links import external_url

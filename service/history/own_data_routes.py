@@ -5,10 +5,10 @@ more and changes nothing until the confirmation is sent."""
 from __future__ import annotations
 
 from flask import jsonify, redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
 from service import clock
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.history import bp
 from service.history.closure import close_account

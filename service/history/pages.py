@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 
 from flask import url_for
-from flask_babel import lazy_gettext
 from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
+from service.catalogue import lazy_gettext
 from service.games.loaded import LoadedGame
 from service.games.move_log import move_log, moves_from
 from service.games.records import game_record

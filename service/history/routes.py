@@ -4,11 +4,11 @@ makes a link and mails it (an outbox row; no game changes)."""
 from __future__ import annotations
 
 from flask import current_app, jsonify, make_response, redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import tokens
+from service.catalogue import lazy_gettext
 from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
 from service.db import read_scope, session_scope

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 import engine
+from service.catalogue import lazy_gettext
 from service.game_words import ruleset_title
 from service.games.seats import read_seats
 from service.games.series import series_goal, series_score

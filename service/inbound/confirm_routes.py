@@ -5,11 +5,11 @@ game is at the ply of the token (else a clear "the game has moved on" page, noth
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.games.refusals import StaleMoveError
 from service.games.state import apply_moves

@@ -5,10 +5,10 @@ come by mail, and the page shows the answer."""
 from __future__ import annotations
 
 from flask import current_app, redirect, request, url_for
-from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
 from service import clock
+from service.catalogue import lazy_gettext
 from service.db import session_scope
 from service.inbound import bp
 from service.inbound.dev_reply import MAX_REPLY_CHARS, reply_to

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
 from engine import ClaimTiming
+from service.catalogue import gettext, lazy_gettext
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
 from service.game_words import COMPUTER_LEVEL_NAMES, ruleset_title

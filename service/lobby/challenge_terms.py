@@ -8,9 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext as _
-
 from engine import RULESETS, ClaimTiming
+from service.catalogue import gettext as _
 from service.config import MAX_DAYS_PER_MOVE
 from service.lobby.forms import (
     DEFAULT_DAYS_PER_MOVE,

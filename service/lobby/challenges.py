@@ -20,13 +20,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import lazy_gettext
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from engine import ClaimTiming
 from service import clock
+from service.catalogue import lazy_gettext
 from service.lobby.challenge_terms import ChallengeTerms
 from service.lobby.forms import NewGame
 from service.lobby.lifecycle import create_agreed_game

@@ -8,9 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext, lazy_gettext
-
 from engine import RULESETS, ClaimTiming
+from service.catalogue import gettext, lazy_gettext
 from service.config import MAX_DAYS_PER_MOVE
 from service.games.computer import COMPUTER_LEVELS, computer_email, computer_name
 from service.models import Visibility

@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from flask import current_app
-from flask_babel import LazyString, lazy_gettext, ngettext
+from flask_babel import LazyString
 from sqlmodel import Session
 
 import engine
+from service.catalogue import lazy_gettext, ngettext
 from service.games.loaded import LoadedGame
 from service.games.players import find_player
 from service.lobby.forms import FormError, NewGame

@@ -9,12 +9,12 @@ import hashlib
 import secrets
 
 from flask import current_app
-from flask_babel import lazy_gettext
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 import engine
 from service import clock, tokens
+from service.catalogue import lazy_gettext
 from service.games.computer import computer_player
 from service.games.loaded import NO_SNAPSHOTS, LoadedGame, SeatHolder, load_game, lock_loaded_game
 from service.games.players import find_or_add_player, name_by_owner

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
 from engine import RULESETS, ClaimTiming
 from service import clock, tokens
+from service.catalogue import lazy_gettext
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, COMPUTER_LEVELS
 from service.games.seats import seat_for_token

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, current_app, render_template
-from flask_babel import lazy_gettext
 from markupsafe import Markup, escape
 from sqlmodel import col, select
 
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.outbox.models import OutboxMessage
 from service.refusal import Refusal

@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flask import Blueprint, render_template, request
-from flask_babel import LazyString, gettext, lazy_gettext
+from flask_babel import LazyString
 from sqlmodel import Session
 
+from service.catalogue import gettext, lazy_gettext
 from service.db import read_scope, session_scope
 from service.games.rows import get_game
 from service.models import AddressStatus, GameStatus, Player

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 
 from flask import current_app
-from flask_babel import gettext
 from sqlmodel import Session, col, delete, or_, select
 
+from service.catalogue import gettext
 from service.dkim_signing import signing_key
 from service.i18n import recipient_language
 from service.models import Player

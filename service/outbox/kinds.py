@@ -10,7 +10,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString
+
+from service.catalogue import lazy_gettext
 
 
 @dataclass(frozen=True)

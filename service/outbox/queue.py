@@ -21,12 +21,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import current_app, has_app_context, render_template
-from flask_babel import gettext as _
 from sqlmodel import Session, col, func, select
 
 import engine
 from service import clock
 from service.after_commit import note_for_commit, on_commit, publish_after_commit
+from service.catalogue import gettext as _
 from service.dkim_signing import signing_key
 from service.game_words import ruleset_title
 from service.games import reply_keys

@@ -4,11 +4,11 @@ signed-in browser (``service.signin``)."""
 from __future__ import annotations
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import clock
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.models import Player
 from service.people import bp

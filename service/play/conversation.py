@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import redirect, request, url_for
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import tokens
+from service.catalogue import lazy_gettext
 from service.db import session_scope
 from service.games.loaded import LoadedGame
 from service.games.seats import seat_for_token

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from flask import jsonify, render_template, request, url_for
-from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
 import engine
 from service import tokens
+from service.catalogue import lazy_gettext
 from service.errors import wants_json
 from service.games.refusals import AlreadyPlayedError
 from service.models import Seat

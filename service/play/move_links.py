@@ -4,12 +4,12 @@ turn's ending), POST plays it."""
 from __future__ import annotations
 
 from flask import redirect, render_template, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
 from service import tokens
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.games.loaded import LoadedGame, load_game, lock_loaded_game
 from service.games.move_log import moves_from

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup
 from sqlmodel import Session
 
 import engine
+from service.catalogue import gettext, lazy_gettext
 from service.games.loaded import LoadedGame
 from service.games.move_log import moves_from
 from service.present.board import Board, board_of

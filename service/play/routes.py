@@ -5,12 +5,12 @@ carrying the ply it was chosen at (move links from emails: ``move_links``)."""
 from __future__ import annotations
 
 from flask import make_response, redirect, render_template, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 import engine
 from service import tokens
+from service.catalogue import lazy_gettext
 from service.conditional import PRIVATE, not_modified, page_etag, tagged
 from service.db import read_scope, session_scope
 from service.games.loaded import LoadedGame, load_game

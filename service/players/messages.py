@@ -16,11 +16,11 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask_babel import lazy_gettext
 from sqlalchemy import BindParameter, CompoundSelect, bindparam, literal, null, union_all
 from sqlalchemy import select as rows_of
 from sqlmodel import Session, col, or_, select
 
+from service.catalogue import lazy_gettext
 from service.db import added_once
 from service.models import Player, Seat
 from service.players.models import MESSAGE_MAX_CHARS, Block, GameMessage, MessageReport, Mute

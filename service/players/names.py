@@ -25,10 +25,10 @@ import enum
 import unicodedata
 from datetime import datetime, timedelta
 
-from flask_babel import lazy_gettext
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from service.catalogue import lazy_gettext
 from service.models import Player
 from service.refusal import Refusal
 

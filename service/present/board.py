@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 import engine
+from service.catalogue import gettext, ngettext
 from service.templating import card_html
 
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask_babel import gettext, ngettext
 from sqlmodel import Session
 
 import engine
+from service.catalogue import gettext, ngettext
 from service.game_words import formation_name, formation_value
 from service.games.claim_proofs import formation_from_record, record_of
 from service.games.loaded import LoadedGame

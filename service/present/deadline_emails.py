@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import gettext as _
-from flask_babel import ngettext
 from sqlmodel import Session
 
+from service.catalogue import gettext as _
+from service.catalogue import ngettext
 from service.games.loaded import LoadedGame, load_game
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat

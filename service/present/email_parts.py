@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext as _
-
 import engine
+from service.catalogue import gettext as _
 from service.present.board import board_of
 from service.present.claims import ClaimExplained
 from service.present.plain_text import pieces_text, wrap

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import LazyString, lazy_gettext
-from flask_babel import gettext as _
+from flask_babel import LazyString
 from sqlmodel import Session
 
 import engine
 from service import tokens
+from service.catalogue import gettext as _
+from service.catalogue import lazy_gettext
 from service.game_words import lazy_ruleset_title, ruleset_title
 from service.games.loaded import LoadedGame
 from service.games.records import cut_words

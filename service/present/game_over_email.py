@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
+from service.catalogue import gettext as _
 from service.games.loaded import LoadedGame
 from service.games.move_log import moves_from
 from service.links import external_url, private_page_url

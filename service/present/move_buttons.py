@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import functools
 
-from flask_babel import gettext
 from markupsafe import Markup, escape
 
-from service.i18n import page_language
+from service.catalogue import gettext, page_language
 from service.present.choices import CardChoices
 from service.templating import card_face, card_html
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flask_babel import gettext
-
 from service import tokens
+from service.catalogue import gettext
 from service.links import external_url
 from service.models import Seat
 from service.present.choices import MoveChoices

@@ -13,12 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import gettext
 from markupsafe import Markup, escape
 
 import engine
+from service.catalogue import gettext, page_language
 from service.games.move_log import LogEntry
-from service.i18n import page_language
 from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
 from service.templating import pieces_html, utc_time

@@ -11,10 +11,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 
-from flask_babel import gettext
-
 from engine.cards import COLOR_NAMES
 from service.card_words import COLOUR_WORDS
+from service.catalogue import gettext
 from service.present.board import Board
 from service.present.choices import MoveChoices
 from service.present.tactics_choices import HeldTactics, TacticsOffer

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from flask_babel import gettext
-
 import engine
+from service.catalogue import gettext
 from service.games.loaded import LoadedGame
 from service.models import Game, Player, Seat
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import url_for
-from flask_babel import gettext, ngettext
 from sqlmodel import Session
 
 import engine
 from service import clock
+from service.catalogue import gettext, ngettext
 from service.game_words import in_words as in_words  # re-exported: emails name lists with it
 from service.game_words import ruleset_title
 from service.games.loaded import LoadedGame

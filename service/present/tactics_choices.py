@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask_babel import gettext, ngettext
-
 import engine
+from service.catalogue import gettext, ngettext
 from service.present.choices import Choice, MoveChoices
 from service.present.summaries import in_words
 from service.templating import card_face

@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from flask_babel import gettext, ngettext
-
 from engine import Action, Move, Ruleset
 from engine.cards import is_tactic
+from service.catalogue import gettext, ngettext
 
 
 class Piece(NamedTuple):

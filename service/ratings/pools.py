@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import enum
 
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString
+
+from service.catalogue import lazy_gettext
 
 
 class Pool(enum.StrEnum):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask_babel import gettext as _
 from sqlmodel import Session, col, select
 
+from service.catalogue import gettext as _
 from service.links import external_url
 from service.models import Game, Player
 from service.outbox import MailKind

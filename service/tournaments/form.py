@@ -7,11 +7,11 @@ from datetime import UTC, datetime, time
 from enum import Enum
 from typing import TypeVar
 
-from flask_babel import lazy_gettext
 from werkzeug.datastructures import MultiDict
 
 import engine
 import tournaments
+from service.catalogue import lazy_gettext
 from service.refusal import Text
 from service.tournaments.models import Entry, TournamentKind
 from service.tournaments.settings import TournamentRefusal, TournamentSettings

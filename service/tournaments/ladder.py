@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import lazy_gettext
 from sqlmodel import Session
 
 import tournaments
+from service.catalogue import lazy_gettext
 from service.models import Player
 from service.tournaments.dealing import deal_pairing
 from service.tournaments.lifecycle import lock

@@ -12,11 +12,11 @@ import secrets
 from datetime import datetime
 
 import sqlalchemy as sa
-from flask_babel import lazy_gettext
 from sqlmodel import Session, col, select
 
 import engine
 import tournaments
+from service.catalogue import lazy_gettext
 from service.games.rows import lock_game
 from service.games.state import apply_moves
 from service.models import GameStatus, Player

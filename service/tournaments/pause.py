@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from flask_babel import lazy_gettext
 from sqlmodel import Session, col, select
 
+from service.catalogue import lazy_gettext
 from service.games.rows import lock_game
 from service.models import Game, GameStatus, Player
 from service.tournaments.lifecycle import lock

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import lazy_gettext
 from sqlmodel import Session, select
 from werkzeug.wrappers import Response
 
 import engine
 import tournaments
 from service import clock
+from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
 from service.models import Player
 from service.signin import required_signed_in_player, signed_in_player

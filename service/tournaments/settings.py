@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from flask_babel import lazy_gettext
-
 import engine
 import tournaments
+from service.catalogue import lazy_gettext
 from service.refusal import Refusal, Text
 from service.tournaments.models import Entry, TournamentKind
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from flask_babel import LazyString, lazy_gettext
+from flask_babel import LazyString
 
+from service.catalogue import lazy_gettext
 from service.game_words import CLAIM_TIMING_NAMES, RULESET_TITLES
 from service.tournaments import bp
 

@@ -11,10 +11,10 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from flask import current_app
-from flask_babel import ngettext
 from sqlmodel import Session, col, select
 
 from service import clock
+from service.catalogue import ngettext
 from service.db import session_scope
 from service.games.preferences import turn_preferences
 from service.games.seats import seats_of_games

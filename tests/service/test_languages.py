@@ -9,6 +9,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
+from service.catalogue import page_language
 from service.db import session_scope
 from service.games.loaded import load_game
 from service.games.players import find_or_add_player
@@ -107,7 +108,6 @@ def test_an_email_is_in_its_recipients_language_not_the_senders(app: Flask) -> N
 
 
 def test_the_page_language_is_restored_after_an_email(app: Flask) -> None:
-    from service.i18n import page_language
 
     with app.test_request_context("/games", headers=JAPANESE), session_scope() as session:
         assert page_language() == "ja"

@@ -166,6 +166,24 @@ def test_no_import_hides_inside_a_function(found: list[Import]) -> None:
     assert hidden == []
 
 
+def test_python_code_translates_through_the_catalogue() -> None:
+    """Flask-Babel's ``gettext`` finds the catalogue through Flask's ``g`` proxy on every
+    message; the service's code asks ``service.catalogue``, which gives the same words
+    (docs/translating.md)."""
+    found = []
+    for path in sorted(SERVICE.rglob("*.py")):
+        if path.name == "catalogue.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module == "flask_babel":
+                found += [
+                    f"{path.relative_to(SERVICE.parent)}:{node.lineno} {alias.name}"
+                    for alias in node.names
+                    if alias.name in {"gettext", "ngettext", "lazy_gettext"}
+                ]
+    assert found == []
+
+
 def test_layers_point_down_and_areas_never_sideways(found: list[Import]) -> None:
     wrong = [
         f"{i.where}: {i.source} imports {i.target}"
