@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask_babel import gettext as _
 from sqlmodel import Session
 
 import engine
+from service.catalogue import gettext as _
 from service.games.loaded import LoadedGame
 from service.games.move_log import LogEntry, moves_from
 from service.links import private_page_url
@@ -73,14 +73,17 @@ def others_turns(
         entries = moves_from(
             session, loaded.id, max(0, state.ply - OTHERS_TURNS_ENTRIES), state.ply
         )
-    rows = log_rows(entries, state.ruleset, names, reader=seat, finished=False, after=state)
-    groups = by_turn(rows)
-    while groups and groups[-1].seat == seat:
-        groups.pop()
-    start = len(groups)
-    while start > 0 and groups[start - 1].seat != seat:
-        start -= 1
-    turns = groups[start:]
+    # A turn is one seat's entries in a row: the others' turns are the entries between the
+    # seat's last turn and the claims made for it at this start (its entries at the end). Only
+    # those are put into words, up to the end of the log (which the turn numbers count from).
+    last = len(entries)
+    while last > 0 and entries[last - 1].seat == seat:
+        last -= 1
+    first = last
+    while first > 0 and entries[first - 1].seat != seat:
+        first -= 1
+    rows = log_rows(entries[first:], state.ruleset, names, reader=seat, finished=False, after=state)
+    turns = by_turn(rows[: last - first])
     wanted = {row.number - 1 for group in turns for row in group.rows}
     claims = claims_in_log(session, loaded, [e for e in entries if e.ply in wanted])
     return [
