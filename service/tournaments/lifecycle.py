@@ -33,7 +33,12 @@ from service.tournaments.models import (
     TournamentKind,
     TournamentStatus,
 )
-from service.tournaments.settings import TournamentRefusal, TournamentSettings, check_settings
+from service.tournaments.settings import (
+    NoSuchTournament,
+    TournamentRefusal,
+    TournamentSettings,
+    check_settings,
+)
 from service.tournaments.standing import entrants_of
 
 DEFAULT_RATING = 1500.0
@@ -82,10 +87,10 @@ def create(session: Session, organiser: Player, settings: TournamentSettings) ->
 
 def lock(session: Session, tournament_id: int) -> Tournament:
     """The tournament, locked until the transaction ends (SQLite: the write lock is held
-    already). Raises TournamentRefusal (404)."""
+    already). Raises NoSuchTournament (404)."""
     found = session.get(Tournament, tournament_id, with_for_update=True, populate_existing=True)
     if found is None:
-        raise TournamentRefusal(lazy_gettext("There is no such tournament."), 404)
+        raise NoSuchTournament()
     return found
 
 
@@ -257,7 +262,7 @@ def remove_player(session: Session, tournament_id: int, player_id: int, by: Play
     locks, games first: the organiser is read without one, and cannot change.)"""
     tournament = session.get(Tournament, tournament_id)
     if tournament is None:
-        raise TournamentRefusal(lazy_gettext("There is no such tournament."), 404)
+        raise NoSuchTournament()
     _organiser(tournament, by)
     withdraw(session, tournament_id, player_id, now())
 

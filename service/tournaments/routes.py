@@ -21,7 +21,7 @@ from service.tournaments import bp, ladder, lifecycle, pause
 from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
-from service.tournaments.settings import TournamentRefusal
+from service.tournaments.settings import NoSuchTournament, TournamentRefusal
 
 
 def _by_public_id(session: Session, public_id: str) -> Tournament:
@@ -29,7 +29,7 @@ def _by_public_id(session: Session, public_id: str) -> Tournament:
         select(Tournament).where(Tournament.public_id == public_id[:32])
     ).one_or_none()
     if found is None:
-        raise TournamentRefusal(lazy_gettext("There is no such tournament."), 404)
+        raise NoSuchTournament()
     return found
 
 

@@ -26,6 +26,13 @@ class TournamentRefusal(Refusal):
         self.status = status
 
 
+class NoSuchTournament(TournamentRefusal):
+    """A tournament asked for that is not there (or not any more)."""
+
+    def __init__(self) -> None:
+        super().__init__(lazy_gettext("There is no such tournament."), 404)
+
+
 @dataclass(frozen=True)
 class TournamentSettings:
     name: str
