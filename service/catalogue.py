@@ -76,6 +76,23 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
             self._words[id(translations)] = kept
         return kept[1]
 
+    def environment_words(self) -> TemplateWords:
+        """The gettext callables for the templates' environment, asking ``template_words`` on
+        each call: a macro imported without context sees only the environment's globals, and
+        Jinja's own callables format every message again (a page's board and counts)."""
+
+        @pass_context
+        def gettext(context: Context, string: str, /, **variables: object) -> str:
+            return self.template_words()["gettext"](context, string, **variables)
+
+        @pass_context
+        def ngettext(
+            context: Context, singular: str, plural: str, num: int, /, **variables: object
+        ) -> str:
+            return self.template_words()["ngettext"](context, singular, plural, num, **variables)
+
+        return {"gettext": gettext, "ngettext": ngettext, "_": gettext}
+
     def get_translations(self) -> NullTranslations:
         app_globals = _app_globals()
         if app_globals is None:

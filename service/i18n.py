@@ -157,7 +157,8 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_page_language)
     domain = babel.domain_instance = install_domain(app)
-    # Flask-Babel's own template callables, but asking the domain straight away.
+    # Flask-Babel's own template callables, but asking the domain straight away (newstyle:
+    # the {% trans %} block formats as gettext does).
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext=lambda s: domain.get_translations().ugettext(s),
         ngettext=lambda s, p, n: domain.get_translations().ungettext(s, p, n),
@@ -165,7 +166,9 @@ def init_app(app: Flask) -> None:
         pgettext=lambda c, s: domain.get_translations().upgettext(c, s),
         npgettext=lambda c, s, p, n: domain.get_translations().unpgettext(c, s, p, n),
     )
-    # Outside render_template (a macro imported without context) the callables above serve.
+    # A rendered template finds the language's callables in its context; a macro imported
+    # without context, in the environment.
+    app.jinja_env.globals.update(domain.environment_words())
     app.context_processor(domain.template_words)
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["languages"] = LANGUAGES
