@@ -51,8 +51,8 @@ EXPLORE = 0.7
 """UCB's exploration constant, in flags (the unit of the appraisal)."""
 
 PLAYOUT = Style(SEARCHING.weights, thrifty=False)
-"""How every seat plays between the tree's decisions: the normal level's weights with the
-quicker appraisal, so that more worlds fit in the budget."""
+"""How every seat plays between the tree's decisions: the search levels' weights
+(``heuristic.SEARCHING``) with the quicker appraisal, so that more worlds fit in the budget."""
 
 
 class _Node:
