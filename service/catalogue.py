@@ -150,11 +150,11 @@ def install_domain(app: Flask) -> PageDomain:
 
 
 def _translations() -> NullTranslations:
+    """The catalogue of the language being written; none outside an application context or in
+    an application without the service's languages (``service.i18n.init_app``)."""
     context = _cv_app.get(None)
-    if context is None:
-        return _UNTRANSLATED
-    domain: PageDomain = context.app.extensions[_DOMAIN_KEY]
-    return domain.get_translations()
+    domain: PageDomain | None = None if context is None else context.app.extensions.get(_DOMAIN_KEY)
+    return _UNTRANSLATED if domain is None else domain.get_translations()
 
 
 def gettext(string: str, /, **variables: object) -> str:
