@@ -157,17 +157,9 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     babel = Babel(app, locale_selector=select_page_language)
     domain = babel.domain_instance = install_domain(app)
-    # Flask-Babel's own template callables, but asking the domain straight away (newstyle:
-    # the {% trans %} block formats as gettext does).
-    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
-        gettext=lambda s: domain.get_translations().ugettext(s),
-        ngettext=lambda s, p, n: domain.get_translations().ungettext(s, p, n),
-        newstyle=True,
-        pgettext=lambda c, s: domain.get_translations().upgettext(c, s),
-        npgettext=lambda c, s, p, n: domain.get_translations().unpgettext(c, s, p, n),
-    )
-    # A rendered template finds the language's callables in its context; a macro imported
-    # without context, in the environment.
+    # Flask-Babel installed Jinja's newstyle callables ({% trans %} formats as gettext does).
+    # Ours replace gettext and ngettext: a rendered template finds the language's callables in
+    # its context; a macro imported without context, in the environment.
     app.jinja_env.globals.update(domain.environment_words())
     app.context_processor(domain.template_words)
     app.jinja_env.globals["page_language"] = page_language

@@ -52,13 +52,14 @@ OWN_CARDS_UNSEEN = lazy_gettext(
 )
 
 
-def proof_rows(state: engine.GameState, seat: str) -> list[ProofRow]:
-    """For every unclaimed flag of ``seat``, whether it could be claimed on the board as it
-    stands, and the prover's reason (R13), which names only unseen or open cards."""
+def proof_rows(state: engine.GameState, view: engine.PlayerView) -> list[ProofRow]:
+    """For every unclaimed flag of the seat of ``view`` (its view of ``state``), whether it
+    could be claimed on the board as it stands, and the prover's reason (R13), which names only
+    unseen or open cards."""
     rows: list[ProofRow] = []
     incomplete: list[int] = []
-    hand = set(engine.player_view(state, seat).hand)
-    for proof in engine.claim_proof_views(state, seat):
+    hand = set(view.hand)
+    for proof in engine.claim_proof_views(state, view.seat):
         if proof.status is engine.ClaimStatus.INCOMPLETE:
             incomplete.append(proof.flag)
         else:
@@ -139,7 +140,7 @@ def private_page_context(
         marked=cards_placed(last_turn),
         actions=move_choices(state, seat),
         held=() if finished else tuple(held_tactics(view, names)),
-        proofs=() if finished else tuple(proof_rows(state, seat)),
+        proofs=() if finished else tuple(proof_rows(state, view)),
         recent=tuple(recent),
         recent_html=log_html(recent, None),
         names=names,

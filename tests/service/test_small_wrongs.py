@@ -169,7 +169,9 @@ def test_the_claims_box_says_why_cards_of_your_own_hand_may_beat_you() -> None:
         hands={"A": ["B9", "B10", "G1"]},
         discards={"B": ["B7"]},
     )
-    (flag_1,) = [row for row in proof_rows(state, "A") if row.flags == (1,)]
+    (flag_1,) = [
+        row for row in proof_rows(state, engine.player_view(state, "A")) if row.flags == (1,)
+    ]
     assert not flag_1.provable
     assert {"B9", "B10"} <= {p.value for p in flag_1.reason if p.kind == "card"}
     assert flag_1.reason[-1].value == OWN_CARDS_UNSEEN
