@@ -17,6 +17,7 @@ from collections.abc import Callable, MutableMapping
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from babel import Locale
 from babel.dates import format_date, format_datetime
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -39,17 +40,22 @@ def time_zone_names() -> tuple[str, ...]:
     return tuple(sorted(zoneinfo.available_timezones()))
 
 
+@functools.cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(time_zone_names())
+
+
 def check_time_zone(name: str) -> str:
     """``name`` if it is a known IANA time zone ("Europe/Paris", "UTC"). Raises
     UnknownTimeZoneError otherwise (never opens a file named by the input: only names in the
     list are accepted)."""
-    if len(name) > MAX_TIME_ZONE_LENGTH or name not in set(time_zone_names()):
+    if len(name) > MAX_TIME_ZONE_LENGTH or name not in _known_zones():
         raise UnknownTimeZoneError(f"'{name[:MAX_TIME_ZONE_LENGTH]}' is not a time zone we know.")
     return name
 
 
 def _zone(name: str | None) -> tzinfo:
-    if not name or name == "UTC" or name not in set(time_zone_names()):
+    if not name or name == "UTC" or name not in _known_zones():
         return UTC
     return zoneinfo.ZoneInfo(name)
 
@@ -66,15 +72,27 @@ def _minutes(count: int) -> str:
     return str(ngettext("%(num)d minute", "%(num)d minutes", count))
 
 
+def _left(moment: datetime, now: datetime) -> tuple[int, int, int] | None:
+    """The days, hours and minutes ``time_left`` says (minutes only under an hour, none above);
+    None once ``moment`` has passed."""
+    minutes = int((_utc(moment) - _utc(now)).total_seconds() // 60)
+    if minutes <= 0:
+        return None
+    if minutes < 60:
+        return 0, 0, minutes
+    days, hours = divmod(minutes // 60, 24)
+    return days, hours, 0
+
+
 def time_left(moment: datetime, now: datetime) -> str:
     """What is left until ``moment``: "2 days 23 hours", "5 hours", "40 minutes"; "no time" once
     it has passed. Counted down to the minute, shown to the hour above one hour."""
-    minutes = int((_utc(moment) - _utc(now)).total_seconds() // 60)
-    if minutes <= 0:
+    left = _left(moment, now)
+    if left is None:
         return str(gettext("no time"))
-    if minutes < 60:
+    days, hours, minutes = left
+    if minutes:
         return _minutes(minutes)
-    days, hours = divmod(minutes // 60, 24)
     if days == 0:
         return _hours(hours)
     if not hours:
@@ -82,9 +100,10 @@ def time_left(moment: datetime, now: datetime) -> str:
     return str(gettext("%(days)s %(hours)s", days=_days(days), hours=_hours(hours)))
 
 
-def deadline_left(moment: datetime | None) -> str:
-    """The time left until ``moment`` now (a page's ETag holds it: the page says it)."""
-    return "" if moment is None else time_left(moment, clock.now())
+def deadline_left(moment: datetime | None) -> tuple[int, int, int] | None:
+    """What a page says is left until ``moment`` now, as numbers (``_left``): a page's ETag
+    holds them, so the page changes when its words of the time left would."""
+    return None if moment is None else _left(moment, clock.now())
 
 
 DAY_AND_TIME_PATTERNS = {"en": "EEEE d MMMM, HH:mm", "ja": "M月d日(EEE) HH:mm"}
@@ -94,9 +113,15 @@ DATE_PATTERNS = {"en": "d MMMM y"}
 """How a day reads ("3 March 2025"); a language not listed gets its locale's long date."""
 
 
+@functools.cache
+def _locale(language: str) -> Locale:
+    # Babel parses a locale given by name again on every call, more than once a date.
+    return Locale.parse(language)
+
+
 def _day_and_time(at: datetime, language: str) -> str:
     pattern = DAY_AND_TIME_PATTERNS.get(language, "medium")
-    return format_datetime(at, pattern, tzinfo=at.tzinfo, locale=language)
+    return format_datetime(at, pattern, tzinfo=at.tzinfo, locale=_locale(language))
 
 
 def local_time(moment: datetime, time_zone: str | None) -> str:
@@ -115,7 +140,7 @@ def local_date(moment: datetime, time_zone: str | None) -> str:
     """The day of ``moment`` in ``time_zone``, in the language being written: "3 March 2025"."""
     at = _utc(moment).astimezone(_zone(time_zone))
     language = page_language()
-    return format_date(at.date(), DATE_PATTERNS.get(language, "long"), locale=language)
+    return format_date(at.date(), DATE_PATTERNS.get(language, "long"), locale=_locale(language))
 
 
 def deadline_text(moment: datetime, time_zone: str | None, now: datetime) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -86,3 +87,26 @@ def test_a_bad_position_is_refused_even_with_a_tag(
     tag, _ = revalidate(client, public)
     # No position "x": the tag of another address proves nothing (PositionError, 404).
     assert client.get(f"{public}?ply=x", headers={"If-None-Match": tag}).status_code == 404
+
+
+def test_the_private_page_changes_when_its_time_left_does(
+    app: Flask, client: FlaskClient, game: dict[str, Any]
+) -> None:
+    with app.app_context(), session_scope() as session:
+        deadline = load_game(session, game["id"]).game.deadline
+    assert deadline is not None
+    deadline = deadline.replace(tzinfo=UTC)
+    url = f"/p/{game['token']['A']}"
+    # Over an hour before the deadline the page says whole hours: ten minutes change nothing.
+    app.config["CLOCK_NOW"] = deadline - timedelta(hours=5, minutes=30)
+    tag, _ = revalidate(client, url)
+    app.config["CLOCK_NOW"] = deadline - timedelta(hours=5, minutes=20)
+    assert client.get(url, headers={"If-None-Match": tag}).status_code == 304
+    app.config["CLOCK_NOW"] = deadline - timedelta(hours=4, minutes=50)
+    later = client.get(url, headers={"If-None-Match": tag})
+    assert later.status_code == 200 and "4 hours" in later.get_data(as_text=True)
+    # Under an hour it counts minutes.
+    app.config["CLOCK_NOW"] = deadline - timedelta(minutes=40)
+    tag, _ = revalidate(client, url)
+    app.config["CLOCK_NOW"] = deadline - timedelta(minutes=39)
+    assert client.get(url, headers={"If-None-Match": tag}).status_code == 200
