@@ -21,7 +21,7 @@ from sqlalchemy import select as rows_of
 from sqlmodel import Session, col, or_, select
 
 from service.catalogue import lazy_gettext
-from service.db import added_once
+from service.db import added_once, read_rows
 from service.models import Player, Seat
 from service.players.models import MESSAGE_MAX_CHARS, Block, GameMessage, MessageReport, Mute
 from service.refusal import Refusal
@@ -152,7 +152,7 @@ def game_talk(session: Session, game_id: int, reader: Player, others: Collection
     ``others`` (the game's other players), in one query."""
     assert reader.id is not None
     params = {"game_id": game_id, "since_ply": 0, "reader": reader.id, "others": list(others)}
-    return _talk(session.execute(_GAME_TALK, params).all(), reader)
+    return _talk(read_rows(session, _GAME_TALK, params).all(), reader)
 
 
 def messages_for(
@@ -169,7 +169,7 @@ def messages_for(
     if reader.messages_off:
         return []
     params = {"game_id": game_id, "since_ply": since_ply, "reader": reader.id}
-    rows = session.execute(_READERS_TALK, params).all()
+    rows = read_rows(session, _READERS_TALK, params).all()
     return list(_talk(rows, reader, others_only=others_only).messages)
 
 
