@@ -22,6 +22,11 @@ from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
 from service.templating import pieces_html, utc_time
 
+NAME_MARK = "\x01name\x01"
+"""Where the player's name goes in a kept narration: names refuse control characters
+(``service.player_fields``), so nothing else is ever taken for it; not NUL, which stands for
+the card in a translated sentence (``service.present.words``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LogRow:
@@ -34,7 +39,8 @@ class LogRow:
     """The first entry of its turn in the list."""
     seat: str
     name: str
-    words: tuple[Piece, ...]
+    narration: tuple[Piece, ...]
+    """The entry in words, with ``NAME_MARK`` where the player's name goes (``words``)."""
     words_html: str
     notation: str
     """The notation shown, without the seat (the words name the player)."""
@@ -48,6 +54,17 @@ class LogRow:
     """The entry in words and notation as plain-text lines (emails)."""
     why_lines: tuple[str, ...] = ()
     """``why`` as plain-text lines (emails)."""
+
+    @property
+    def words(self) -> tuple[Piece, ...]:
+        """The entry in words, the player named: put together when asked (emails, a replay's
+        caption), not for every row of a move list, which shows ``words_html``."""
+        return tuple(
+            Piece("text", piece.value.replace(NAME_MARK, self.name))
+            if piece.kind == "text"
+            else piece
+            for piece in self.narration
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +118,14 @@ def log_rows(
     reader."""
     rows: list[LogRow] = []
     language = page_language()
+    names_html = {seat: str(escape(name)) for seat, name in names.items()}
     for entry, turn in zip(entries, entry_turns(entries, after), strict=True):
         hide = not finished and entry.seat != reader
         name = names.get(entry.seat, entry.seat)
-        words, words_html, notation, notation_html, placed = _named(
-            _narrated(entry.notation, ruleset, hide, language), name
+        narrated, narrated_html, notation, notation_html, placed = _narrated(
+            entry.notation, ruleset, hide, language
         )
+        name_html = names_html.get(entry.seat) or str(escape(name))
         rows.append(
             LogRow(
                 number=entry.ply + 1,
@@ -114,8 +133,8 @@ def log_rows(
                 starts_turn=not rows or rows[-1].turn != turn,
                 seat=entry.seat,
                 name=name,
-                words=words,
-                words_html=words_html,
+                narration=narrated,
+                words_html=narrated_html.replace(NAME_MARK, name_html),
                 notation=notation,
                 notation_html=notation_html,
                 placed=placed,
@@ -144,33 +163,18 @@ Narrated = tuple[tuple[Piece, ...], str, str, str, str | None]
 """An entry in words, those words in HTML, the notation shown as text and escaped, and the card
 it put on the board (``_narrated``)."""
 
-_NAME = "\x01name\x01"
-"""Where the player's name goes in a kept narration: names refuse control characters
-(``service.player_fields``), so nothing else is ever taken for it; not NUL, which stands for
-the card in a translated sentence (``service.present.words``)."""
-
 
 @functools.lru_cache(maxsize=16384)
 def _narrated(notation: str, ruleset: engine.Ruleset, hide: bool, language: str) -> Narrated:
     """One entry in words (of ``language``, the one being written), the same words drawn in
     HTML, the notation shown (without its seat: the words name the player), as text and
-    escaped, and the card it put on the board, with ``_NAME`` for the player's name: the same
+    escaped, and the card it put on the board, with ``NAME_MARK`` for the player's name: the same
     for every view of every replay position of every game, so kept (the log never changes, and
     games differ by their players' names more than by their moves)."""
     move = engine.parse_move(notation, ruleset)
-    words = tuple(narration(move, _NAME, hide_returned=hide))
+    words = tuple(narration(move, NAME_MARK, hide_returned=hide))
     shown = _SEAT_PREFIX.sub("", move.public_text() if hide else str(move))
     return words, str(pieces_html(words)), shown, str(escape(shown)), card_placed(move)
-
-
-def _named(narrated: Narrated, name: str) -> Narrated:
-    """A kept narration with the player's ``name`` in it."""
-    words, words_html, shown, shown_html, placed = narrated
-    named = tuple(
-        Piece("text", piece.value.replace(_NAME, name)) if piece.kind == "text" else piece
-        for piece in words
-    )
-    return named, words_html.replace(_NAME, str(escape(name))), shown, shown_html, placed
 
 
 _SEAT_PREFIX = re.compile(r"^[A-Z]: ")

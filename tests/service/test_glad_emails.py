@@ -50,7 +50,7 @@ def entry(ply: int, seat: str) -> LogEntry:
 
 def row(turn: int, seat: str) -> LogRow:
     return LogRow(
-        number=1, turn=turn, starts_turn=False, seat=seat, name=NAMES[seat], words=(),
+        number=1, turn=turn, starts_turn=False, seat=seat, name=NAMES[seat], narration=(),
         words_html="", notation="", notation_html="", placed=None, time=T, why=None,
     )  # fmt: skip
 
