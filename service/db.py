@@ -188,6 +188,14 @@ def _refuse_write(session: Session, _flush_context: Any, _instances: Any) -> Non
     raise ReadOnlyError("a read_scope session writes nothing; use session_scope")
 
 
+class _ReadSession(Session):
+    """A ``read_scope`` session on a server: its class refuses a flush, so no page pays for
+    listening on each one."""
+
+
+sa.event.listen(_ReadSession, "before_flush", _refuse_write)
+
+
 @contextmanager
 def read_scope() -> Iterator[Session]:
     """A session for a page that only reads: on a server, its queries run without a
@@ -205,9 +213,8 @@ def read_scope() -> Iterator[Session]:
         return
     with (
         engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection,
-        Session(bind=connection, expire_on_commit=False) as session,
+        _ReadSession(bind=connection, expire_on_commit=False) as session,
     ):
-        sa.event.listen(session, "before_flush", _refuse_write)
         yield session
 
 
