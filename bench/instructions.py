@@ -26,6 +26,7 @@ table, or with ``--json`` one JSON object a line (``endpoint``, ``requests``,
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -98,8 +99,6 @@ def child(url: str, queue: str, paths: list[str], requests: int) -> None:
         if status != 200:
             raise SystemExit(f"{path}: HTTP {status}")
     # As gunicorn.conf.py does after loading the app: the start-up objects leave the collector.
-    import gc
-
     gc.collect()
     gc.freeze()
     talk("ready", sys.stdin, sys.stdout)
