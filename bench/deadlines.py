@@ -92,16 +92,12 @@ import sqlalchemy as sa
 from flask import Flask
 from sqlmodel import col, update
 
-import engine
 from bench.bench_stack import PG_ADMIN, queue_settings
+from bench.real_games import accepted_game, play_randomly, turn_starts_at
 from bench.report import arguments, json_line
-from service import create_app, tokens
+from service import create_app
 from service.after_commit import publish_after_commit
-from service.db import get_engine, session_scope, upgrade_schema
-from service.games.loaded import load_game
-from service.games.state import apply_moves, load_state
-from service.lobby.forms import parse_new_game
-from service.lobby.lifecycle import accept_invitation, create_game
+from service.db import get_engine, upgrade_schema
 from service.models import Game
 from service.outbox.queue import DELIVER_TASK
 from service.turns import scan
@@ -143,21 +139,9 @@ def play_template(index: int, rng: Random) -> int:
             "b_name": f"Ben {index}",
             "b_email": f"template{index}-{attempt}b@bench.example",
         }
-        with session_scope() as session:
-            game, _ = create_game(session, parse_new_game(form))
-            assert game.id is not None
-            game_id = game.id
-        with session_scope() as session:
-            accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-        while True:
-            with session_scope() as session:
-                state = load_state(session, load_game(session, game_id))
-                if state.result is not None:
-                    break
-                if state.ply >= target and state.phase is engine.Phase.START:
-                    return game_id
-                move = rng.choice(engine.legal_moves(state))
-                apply_moves(session, game_id, move.seat, state.ply, [move])
+        game_id = accepted_game(form)
+        if play_randomly(game_id, rng, turn_starts_at(target)).result is None:
+            return game_id
     raise RuntimeError(f"no game of template {index} lasted {target} plies in 20 attempts")
 
 

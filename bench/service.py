@@ -72,17 +72,13 @@ import psycopg
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Sink
 
-import engine
 from bench import ROOT
 from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
 from bench.player_pages import name_players, player_requests
+from bench.real_games import accepted_game, play_randomly, turn_starts_at
 from bench.report import arguments, json_line
 from service import create_app, tokens
-from service.db import get_engine, session_scope, upgrade_schema
-from service.games.loaded import load_game
-from service.games.state import apply_moves, load_state
-from service.lobby.forms import parse_new_game
-from service.lobby.lifecycle import accept_invitation, create_game
+from service.db import get_engine, upgrade_schema
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SECRET_KEY = "bench-secret-key-bench-secret-key-0123456789"
@@ -176,25 +172,11 @@ def play_template(index: int, rng: Random) -> Template:
             "b_email": f"template{index}b@bench.example",
             "days_per_move": str(attempt % 14 + 1),  # another request each attempt
         }
-        with session_scope() as session:
-            game, _ = create_game(session, parse_new_game(form))
-            game.seed = f"bench-{index}-{attempt}"
-            game.seed_commitment = engine.seed_commitment(game.seed)
-            session.add(game)
-            assert game.id is not None
-            game_id = game.id
-        with session_scope() as session:
-            accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-        while True:
-            with session_scope() as session:
-                state = load_state(session, load_game(session, game_id))
-                if state.result is not None:
-                    break
-                if state.ply >= target and state.phase is engine.Phase.START:
-                    assert state.to_move is not None
-                    return Template(game_id=game_id, ply=state.ply, to_move=state.to_move)
-                move = rng.choice(engine.legal_moves(state))
-                apply_moves(session, game_id, move.seat, state.ply, [move])
+        game_id = accepted_game(form, seed=f"bench-{index}-{attempt}")
+        state = play_randomly(game_id, rng, turn_starts_at(target))
+        if state.result is None:
+            assert state.to_move is not None
+            return Template(game_id=game_id, ply=state.ply, to_move=state.to_move)
     raise RuntimeError(f"no game of template {index} lasted {target} plies in 20 attempts")
 
 

@@ -20,15 +20,11 @@ from random import Random
 
 import psycopg
 
-import engine
 from bench.bench_stack import PG_ADMIN
+from bench.real_games import accepted_game, play_randomly
 from bench.report import arguments, json_line
-from service import create_app, tokens
-from service.db import get_engine, session_scope, upgrade_schema
-from service.games.loaded import load_game
-from service.games.state import apply_moves, load_state
-from service.lobby.forms import parse_new_game
-from service.lobby.lifecycle import accept_invitation, create_game
+from service import create_app
+from service.db import get_engine, upgrade_schema
 from service.models import utcnow
 from service.outbox.prune import prune_bodies
 
@@ -43,19 +39,8 @@ def play_to_the_end(index: int, rng: Random) -> int:
         "a_name": "Ann", "a_email": f"a{index}@bench.example",
         "b_name": "Ben", "b_email": f"b{index}@bench.example",
     }  # fmt: skip
-    with session_scope() as session:
-        game, _ = create_game(session, parse_new_game(form))
-        assert game.id is not None
-        game_id = game.id
-    with session_scope() as session:
-        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-    while True:
-        with session_scope() as session:
-            state = load_state(session, load_game(session, game_id))
-            if state.result is not None:
-                return state.ply
-            move = rng.choice(engine.legal_moves(state))
-            apply_moves(session, game_id, move.seat, state.ply, [move], by_server=True)
+    game_id = accepted_game(form)
+    return play_randomly(game_id, rng, by_server=True).ply
 
 
 def sizes_on_disk(dsn: str, tables: tuple[str, ...]) -> dict[str, int]:
