@@ -72,12 +72,12 @@ def _minutes(count: int) -> str:
     return str(ngettext("%(num)d minute", "%(num)d minutes", count))
 
 
-def _left(moment: datetime, now: datetime) -> tuple[int, int, int] | None:
+def _left(moment: datetime, now: datetime) -> tuple[int, int, int]:
     """The days, hours and minutes ``time_left`` says (minutes only under an hour, none above);
-    None once ``moment`` has passed."""
+    all three 0 once ``moment`` has passed."""
     minutes = int((_utc(moment) - _utc(now)).total_seconds() // 60)
     if minutes <= 0:
-        return None
+        return 0, 0, 0
     if minutes < 60:
         return 0, 0, minutes
     days, hours = divmod(minutes // 60, 24)
@@ -87,10 +87,9 @@ def _left(moment: datetime, now: datetime) -> tuple[int, int, int] | None:
 def time_left(moment: datetime, now: datetime) -> str:
     """What is left until ``moment``: "2 days 23 hours", "5 hours", "40 minutes"; "no time" once
     it has passed. Counted down to the minute, shown to the hour above one hour."""
-    left = _left(moment, now)
-    if left is None:
+    days, hours, minutes = _left(moment, now)
+    if not (days or hours or minutes):
         return str(gettext("no time"))
-    days, hours, minutes = left
     if minutes:
         return _minutes(minutes)
     if days == 0:
