@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import redis
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -153,6 +154,18 @@ def queue_settings(name: str) -> dict[str, str]:
 def queue_keys(env: dict[str, str], queues: tuple[str, ...] = QUEUES) -> list[str]:
     """The broker's names of the default queue and of ``queues`` (routed) under ``env``."""
     return [env["CELERY_DEFAULT_QUEUE"], *(env["CELERY_QUEUE_PREFIX"] + q for q in queues)]
+
+
+def delete_queues(redis_url: str, env: dict[str, str]) -> None:
+    """Delete a bench's queues (``queue_keys``) from Redis, with the tables of bindings kombu
+    keeps beside each (``_kombu.binding.`` and ``_kombu.binding_permanent.``, named after its
+    exchange, which has the queue's name)."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for key in queue_keys(env):
+            client.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
+    finally:
+        client.close()
 
 
 def start_worker(

@@ -41,7 +41,7 @@ from typing import IO, Any
 import psycopg
 
 from bench import ROOT
-from bench.bench_stack import PG_ADMIN, queue_keys, queue_settings
+from bench.bench_stack import PG_ADMIN, delete_queues, queue_settings
 from bench.report import Column, Table, arguments, json_line
 from bench.service import BASE_URL, LONG_PLIES, REDIS_URL, SECRET_KEY, TEMPLATES, play_template
 from service import create_app, tokens
@@ -184,12 +184,7 @@ def main() -> None:
     finally:
         admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         admin.close()
-        import redis
-
-        client = redis.Redis.from_url(REDIS_URL)
-        for key in queue_keys(queue_settings(queue)):
-            client.delete(key, f"_kombu.binding.{key}")
-        client.close()
+        delete_queues(REDIS_URL, queue_settings(queue))
         shutil.rmtree(workdir, ignore_errors=True)
     report(counts, args.requests, as_json=args.json)
 

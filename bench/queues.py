@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
 from sqlmodel import select
 
 from bench import ROOT
@@ -45,8 +44,8 @@ from bench.bench_stack import (
     REDIS_URL,
     Counting,
     bench_stack,
+    delete_queues,
     first_link,
-    queue_keys,
     readable,
     start_worker,
     turn_latencies,
@@ -175,10 +174,7 @@ def measure_layout(
             os.killpg(process.pid, signal.SIGTERM)
         for process in started:
             process.wait(timeout=60)
-        client = redis.Redis.from_url(REDIS_URL)
-        for key in queue_keys(env):
-            client.delete(key, f"_kombu.binding.{key}")
-        client.close()
+        delete_queues(REDIS_URL, env)
     return [
         Measured(layout, "none", idle, 0),
         Measured(layout, f"{args.games} computer games", busy, moves),
