@@ -575,8 +575,17 @@ class WorkerProcess:
 
 
 @pytest.fixture
-def stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> Stack:
-    return Stack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
+def stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> Iterator[Stack]:
+    made = Stack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
+    yield made
+    # After the workers (their fixtures need this one): the test's queues leave the shared
+    # Redis, with the tables of bindings kombu keeps beside each.
+    broker = redis.Redis.from_url(redis_url)
+    try:
+        for key in [made.queue, *made.routed()]:
+            broker.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
+    finally:
+        broker.close()
 
 
 @pytest.fixture
