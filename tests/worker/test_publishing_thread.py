@@ -34,7 +34,7 @@ def publishing(redis_url: str) -> Iterator[tuple[Celery[Any], str]]:
         yield app, queue
     finally:
         client = redis.Redis.from_url(redis_url)
-        client.delete(queue, f"_kombu.binding.{queue}")
+        client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
         client.close()
         app.close()
 
