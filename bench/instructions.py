@@ -125,8 +125,7 @@ def count(url: str, queue: str, paths: list[str], requests: int, workdir: Path) 
     ]  # fmt: skip
     # Sets and dicts of strings iterate in the same order every run: the same instructions.
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    log = (workdir / "valgrind.log").open("a")
-    with subprocess.Popen(
+    with (workdir / "valgrind.log").open("a") as log, subprocess.Popen(
         command, cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=log,
     ) as process:  # fmt: skip
@@ -141,7 +140,6 @@ def count(url: str, queue: str, paths: list[str], requests: int, workdir: Path) 
         process.stdin.close()
         if process.wait() != 0:
             raise SystemExit(f"the served process failed: see {workdir / 'valgrind.log'}")
-    log.close()
     for line in out.read_text().splitlines():
         if line.startswith("totals:"):
             return int(line.split()[1])

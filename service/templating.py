@@ -128,13 +128,11 @@ def init_app(app: Flask) -> None:
     # Every page links the same static files: their addresses are built once per mount point
     # (werkzeug's build of the two, each with its version as a query value, was 0.6% of a
     # private page's instructions, bench.instructions).
-    built: dict[tuple[str, str], str] = {}
+    built: dict[tuple[str | None, str], str] = {}
 
     def static_url(filename: str) -> str:
         """The address of a static file, changing whenever its content does."""
-        if not has_request_context():
-            return url_for("static", filename=filename, v=versions.get(filename, "0"))
-        key = (request.script_root, filename)
+        key = (request.script_root if has_request_context() else None, filename)
         url = built.get(key)
         if url is None:
             url = built[key] = url_for("static", filename=filename, v=versions.get(filename, "0"))
