@@ -460,6 +460,18 @@ def _empty(flask_app: Flask) -> None:
             connection.execute(table.delete())
 
 
+def forget_queues(redis_url: str, queues: Sequence[str]) -> None:
+    """Delete ``queues`` from the Redis at ``redis_url``, with the tables of bindings kombu
+    keeps beside each (named after its exchange, which has the queue's name): a test's queues
+    must not pile up in the shared Redis."""
+    broker = redis.Redis.from_url(redis_url)
+    try:
+        for key in queues:
+            broker.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
+    finally:
+        broker.close()
+
+
 @dataclass
 class Stack:
     """The settings that a test's web app and its workers share."""
@@ -493,6 +505,10 @@ class Stack:
     def routed(self, queues: Sequence[str] = QUEUES) -> list[str]:
         """The broker's names of these of ``worker.QUEUES`` (default: all) for this stack."""
         return [f"{self.queue}-{queue}" for queue in queues]
+
+    def forget(self, extra: Sequence[str] = ()) -> None:
+        """Delete this stack's queues and ``extra`` from its Redis (after its workers)."""
+        forget_queues(self.redis_url, [self.queue, *self.routed(), *extra])
 
     def app_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {}
@@ -578,14 +594,7 @@ class WorkerProcess:
 def stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> Iterator[Stack]:
     made = Stack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
     yield made
-    # After the workers (their fixtures need this one): the test's queues leave the shared
-    # Redis, with the tables of bindings kombu keeps beside each.
-    broker = redis.Redis.from_url(redis_url)
-    try:
-        for key in [made.queue, *made.routed()]:
-            broker.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
-    finally:
-        broker.close()
+    made.forget()  # after the workers: their fixtures need this one
 
 
 @pytest.fixture
@@ -625,3 +634,8 @@ def start_worker(stack: Stack, tmp_path: Path) -> Iterator[Callable[..., WorkerP
     yield start
     for worker in started:
         worker.stop()
+    # The queues of the workers' own (``queues``) on the shared Redis; a test's private Redis
+    # goes with its server.
+    for worker in started:
+        if worker.stack.redis_url == stack.redis_url:
+            forget_queues(stack.redis_url, worker.queues)

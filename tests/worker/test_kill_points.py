@@ -416,6 +416,7 @@ class Rig:
         for worker in self.all_workers:
             worker.kill()  # idle by now: nothing to finish
         self.monitor.close()
+        self.stack.forget([queue for worker in self.all_workers for queue in worker.queues])
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from celery import Celery
 
 from service import after_commit
 from service.after_commit import publish_after_commit
+from tests.worker.conftest import forget_queues
 
 THREAD_NAME = "after-commit-publish"
 
@@ -33,9 +34,7 @@ def publishing(redis_url: str) -> Iterator[tuple[Celery[Any], str]]:
     try:
         yield app, queue
     finally:
-        client = redis.Redis.from_url(redis_url)
-        client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
-        client.close()
+        forget_queues(redis_url, [queue])
         app.close()
 
 

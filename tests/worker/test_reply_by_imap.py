@@ -43,10 +43,11 @@ def imap_stack(
     redis_url: str,
     smtp: SMTPServer,
     dovecot: Dovecot,  # noqa: F811
-) -> ReplyStack:
+) -> Iterator[ReplyStack]:
     stack = ReplyStack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
     stack.inbound = {**dovecot.settings(), "INBOUND_IMAP_POLL_S": "0.5"}
-    return stack
+    yield stack
+    stack.forget()
 
 
 @pytest.fixture

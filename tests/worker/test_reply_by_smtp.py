@@ -31,8 +31,10 @@ from tests.worker.test_game_by_mail import SEED, Inbox
 
 
 @pytest.fixture
-def reply_stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> ReplyStack:
-    return ReplyStack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
+def reply_stack(worker_db: str, redis_url: str, smtp: SMTPServer) -> Iterator[ReplyStack]:
+    made = ReplyStack(database_url=worker_db, redis_url=redis_url, smtp=smtp)
+    yield made
+    made.forget()
 
 
 @pytest.fixture
