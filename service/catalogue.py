@@ -17,8 +17,8 @@ from flask import Flask
 from flask.ctx import _AppCtxGlobals
 from flask.globals import _cv_app
 from flask_babel import Domain, LazyString, get_locale
-from jinja2 import pass_context
-from jinja2.runtime import Context
+from jinja2 import pass_eval_context
+from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 DEFAULT_LANGUAGE = "en"
@@ -81,13 +81,13 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
         each call: a macro imported without context sees only the environment's globals, and
         Jinja's own callables format every message again (a page's board and counts)."""
 
-        @pass_context
-        def gettext(context: Context, string: str, /, **variables: object) -> str:
+        @pass_eval_context
+        def gettext(context: EvalContext, string: str, /, **variables: object) -> str:
             return self.template_words()["gettext"](context, string, **variables)
 
-        @pass_context
+        @pass_eval_context
         def ngettext(
-            context: Context, singular: str, plural: str, num: int, /, **variables: object
+            context: EvalContext, singular: str, plural: str, num: int, /, **variables: object
         ) -> str:
             return self.template_words()["ngettext"](context, singular, plural, num, **variables)
 
@@ -112,13 +112,15 @@ TemplateWords = dict[str, Callable[..., str]]
 def _template_words(translations: NullTranslations) -> TemplateWords:
     """Jinja's newstyle ``gettext`` and ``ngettext`` (``jinja2.ext``'s, same escaping and
     formatting), calling ``translations`` straight away. A message without placeholders is
-    formatted once per catalogue and kept: most of a page's messages are such."""
+    formatted once per catalogue and kept: most of a page's messages are such. They take the
+    evaluation context (its autoescape) rather than the whole context, which Jinja copies for
+    every call made inside a loop or a block with variables of its own."""
     ugettext, ungettext = translations.ugettext, translations.ungettext
     plain: dict[tuple[str, bool], str] = {}
 
-    @pass_context
-    def gettext(context: Context, string: str, /, **variables: object) -> str:
-        escaped = bool(context.eval_ctx.autoescape)
+    @pass_eval_context
+    def gettext(context: EvalContext, string: str, /, **variables: object) -> str:
+        escaped = bool(context.autoescape)
         if not variables:
             kept = plain.get((string, escaped))
             if kept is None:
@@ -126,13 +128,13 @@ def _template_words(translations: NullTranslations) -> TemplateWords:
             return kept
         return _formatted(ugettext(string), escaped, variables)
 
-    @pass_context
+    @pass_eval_context
     def ngettext(
-        context: Context, singular: str, plural: str, num: int, /, **variables: object
+        context: EvalContext, singular: str, plural: str, num: int, /, **variables: object
     ) -> str:
         variables.setdefault("num", num)
         text = ungettext(singular, plural, num)
-        return _formatted(text, bool(context.eval_ctx.autoescape), variables)
+        return _formatted(text, bool(context.autoescape), variables)
 
     return {"gettext": gettext, "ngettext": ngettext, "_": gettext}
 
