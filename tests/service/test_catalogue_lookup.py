@@ -5,10 +5,13 @@ request and inside an email's ``recipient_language``."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import flask_babel
+import pytest
 from babel.messages.pofile import read_po
-from flask import Flask
+from flask import Flask, render_template_string
+from jinja2.runtime import Context
 
 from service import catalogue
 from service.i18n import LANGUAGE_CODES, TRANSLATIONS, recipient_language
@@ -51,3 +54,29 @@ def test_the_catalogue_says_what_flask_babel_says(bare_app: Flask) -> None:
 def test_outside_an_application_nothing_is_translated() -> None:
     assert catalogue.gettext("Hello %(name)s,", name="Ann") == "Hello Ann,"
     assert catalogue.ngettext("%(num)d card", "%(num)d cards", 2) == "2 cards"
+
+
+def test_a_message_inside_a_loop_does_not_copy_the_context(
+    bare_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jinja copies the whole context for every call, made inside a loop or a block that set
+    variables of its own, of a function that asks for the context: the templates' gettext asks
+    for the evaluation context only (a private page has about thirty such messages, after its
+    board block's ``{% set %}``)."""
+    copies: list[Context] = []
+    derived = Context.derived
+
+    def counted(self: Context, locals: dict[str, Any] | None = None) -> Context:
+        copies.append(self)
+        return derived(self, locals)
+
+    monkeypatch.setattr(Context, "derived", counted)
+    template = (
+        "{% for n in (1, 2) %}{% set m = n %}{{ _('Pass') }}: "
+        "{{ ngettext('%(num)d card', '%(num)d cards', m) }}. {% endfor %}"
+        "{% block b %}{% set x = 1 %}{% trans %}Pass{% endtrans %}{% endblock %}"
+    )
+    with bare_app.test_request_context():
+        html = render_template_string(template)
+    assert html == "Pass: 1 card. Pass: 2 cards. Pass"
+    assert copies == []
