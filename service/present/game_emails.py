@@ -106,10 +106,9 @@ def _explained(
     explained = claims.get(row.number - 1)
     why = explained.words(names, seat) if explained else None
     if not plain_text:
-        return dataclasses.replace(row, why=why) if why else row
+        return row._replace(why=why) if why else row
     why_lines = wrap(_("Why: %(why)s", why=pieces_text(why, codes=True)), "      ") if why else []
-    return dataclasses.replace(
-        row,
+    return row._replace(
         lines=tuple(wrap(f"{pieces_text(row.words)} [{row.notation}]", "    ", "      ")),
         why=why,
         why_lines=tuple(why_lines),
