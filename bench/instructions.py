@@ -43,7 +43,14 @@ import psycopg
 from bench import ROOT
 from bench.bench_stack import PG_ADMIN, delete_queues, queue_settings
 from bench.report import Column, Table, arguments, json_line
-from bench.service import BASE_URL, LONG_PLIES, REDIS_URL, SECRET_KEY, TEMPLATES, play_template
+from bench.service import (
+    LONG_PLIES,
+    REDIS_URL,
+    TEMPLATES,
+    app_settings,
+    play_template,
+    production_env,
+)
 from service import create_app, tokens
 from service.db import get_engine, read_scope, upgrade_schema
 from service.games.loaded import load_game
@@ -52,21 +59,10 @@ ENDPOINTS = ("healthz", "private", "public-early", "public-late")
 
 
 def settings(url: str, queue: str) -> dict[str, Any]:
-    """The application's settings: production, mail queued to a Redis queue of this run (no
-    worker consumes it: a page sends nothing, and the games' emails are never delivered)."""
-    return {
-        "APP_ENV": "production",
-        "DATABASE_URL": url,
-        "SECRET_KEY": SECRET_KEY,
-        "BASE_URL": BASE_URL,
-        "REDIS_URL": REDIS_URL,
-        **queue_settings(queue),
-        # Production asks for a mail server; queued mail never reaches it.
-        "MAIL_SERVER": "127.0.0.1",
-        "MAIL_PORT": 25,
-        "MAIL_SUPPRESS_SEND": False,
-        "RATELIMIT_ENABLED": False,
-    }
+    """The application's settings: ``bench.service``'s, mail queued to a Redis queue of this
+    run (no worker consumes it: a page sends nothing, and the games' emails are never
+    delivered, so the mail server production asks for is never reached)."""
+    return app_settings(production_env(url, queue, 25))
 
 
 def plan(url: str, queue: str) -> dict[str, list[str]]:

@@ -330,6 +330,36 @@ def lobby_requests(db: psycopg.Connection[Any], rng: Random) -> list[str]:
 # --- gunicorn and wrk -------------------------------------------------------------------------
 
 
+def production_env(url: str, queue: str, mail_port: int, *, queued: bool = True) -> dict[str, str]:
+    """The environment of the bench's service: production on the database at ``url``, mail
+    queued to the Redis queue ``queue`` (sent at once when not ``queued``) and sent to the
+    mail server at ``mail_port``."""
+    return {
+        "APP_ENV": "production",
+        "DATABASE_URL": url,
+        "SECRET_KEY": SECRET_KEY,
+        "BASE_URL": BASE_URL,
+        "REDIS_URL": REDIS_URL if queued else "",
+        **queue_settings(queue),
+        "MAIL_SERVER": "127.0.0.1",
+        "MAIL_PORT": str(mail_port),
+        # wrk sends thousands of requests a second from one address: the per-client limits
+        # would answer most with 429 and measure nothing else.
+        "RATELIMIT_ENABLED": "0",
+    }
+
+
+def app_settings(env: dict[str, str]) -> dict[str, Any]:
+    """``production_env`` as ``create_app``'s settings, for an app in the bench's process."""
+    return {
+        **env,
+        "REDIS_URL": env["REDIS_URL"] or None,
+        "MAIL_PORT": int(env["MAIL_PORT"]),
+        "MAIL_SUPPRESS_SEND": False,
+        "RATELIMIT_ENABLED": False,
+    }
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -549,19 +579,7 @@ def main() -> None:
     smtp_port = free_port()
     smtp = Controller(Sink(), hostname="127.0.0.1", port=smtp_port)
     smtp.start()
-    env = {
-        "APP_ENV": "production",
-        "DATABASE_URL": url,
-        "SECRET_KEY": SECRET_KEY,
-        "BASE_URL": BASE_URL,
-        "REDIS_URL": "" if args.eager_mail else REDIS_URL,
-        **queue_settings(queue),
-        "MAIL_SERVER": "127.0.0.1",
-        "MAIL_PORT": str(smtp_port),
-        # wrk sends thousands of requests a second from one address: the per-client limits
-        # would answer most with 429 and measure nothing else.
-        "RATELIMIT_ENABLED": "0",
-    }
+    env = production_env(url, queue, smtp_port, queued=not args.eager_mail)
     # With --json, standard output carries only the JSON lines; progress goes to standard error.
     progress = sys.stderr if args.json else sys.stdout
     workdir = Path(tempfile.mkdtemp(prefix="bench-service-"))
@@ -570,14 +588,7 @@ def main() -> None:
     results: list[Result] = []
     try:
         upgrade_schema(url)
-        app = create_app(
-            {
-                **env,
-                "REDIS_URL": env["REDIS_URL"] or None,
-                "MAIL_PORT": smtp_port,
-                "MAIL_SUPPRESS_SEND": False,
-            }
-        )
+        app = create_app(app_settings(env))
         rng = Random(20250301)
         start = time.perf_counter()
         with app.app_context():
