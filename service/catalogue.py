@@ -59,7 +59,7 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
     Flask-Babel's own lookup walks its context and the locale on every message, and a page has
     a hundred."""
 
-    CACHED = "_translations"
+    _CACHED = "_translations"
     """Where ``g`` keeps the language code and catalogue last looked up."""
 
     def __init__(self) -> None:
@@ -99,11 +99,16 @@ class PageDomain(Domain):  # type: ignore[misc]  # Flask-Babel ships no types
         if app_globals is None:
             outside: NullTranslations = super().get_translations()
             return outside
+        # Checked first against g's copy of the language, without page_language's lookup:
+        # a page's Python asks for about eighty messages.
+        kept = app_globals.__dict__
+        cached: tuple[str, NullTranslations] | None = kept.get(self._CACHED)
+        if cached is not None and cached[0] == kept.get(PAGE_LANGUAGE_KEY):
+            return cached[1]
         code = page_language()
-        cached: tuple[str, NullTranslations] | None = app_globals.__dict__.get(self.CACHED)
         if cached is None or cached[0] != code:
             cached = (code, super().get_translations())
-            setattr(app_globals, self.CACHED, cached)
+            setattr(app_globals, self._CACHED, cached)
         return cached[1]
 
 
@@ -154,17 +159,9 @@ def install_domain(app: Flask) -> PageDomain:
 
 def _translations() -> NullTranslations:
     """The catalogue of the language being written; none outside an application context or in
-    an application without the service's languages (``service.i18n.init_app``). Read straight
-    from ``g`` while it is the catalogue of the language being written (a page's Python asks
-    for about eighty messages)."""
+    an application without the service's languages (``service.i18n.init_app``)."""
     context = _cv_app.get(None)
-    if context is None:
-        return _UNTRANSLATED
-    kept = context.g.__dict__
-    cached: tuple[str, NullTranslations] | None = kept.get(PageDomain.CACHED)
-    if cached is not None and cached[0] == kept.get(PAGE_LANGUAGE_KEY):
-        return cached[1]
-    domain: PageDomain | None = context.app.extensions.get(_DOMAIN_KEY)
+    domain: PageDomain | None = None if context is None else context.app.extensions.get(_DOMAIN_KEY)
     return _UNTRANSLATED if domain is None else domain.get_translations()
 
 
