@@ -156,13 +156,13 @@ def queue_keys(env: dict[str, str], queues: tuple[str, ...] = QUEUES) -> list[st
     return [env["CELERY_DEFAULT_QUEUE"], *(env["CELERY_QUEUE_PREFIX"] + q for q in queues)]
 
 
-def delete_queues(redis_url: str, env: dict[str, str]) -> None:
-    """Delete a bench's queues (``queue_keys``) from Redis, with the tables of bindings kombu
-    keeps beside each (``_kombu.binding.`` and ``_kombu.binding_permanent.``, named after its
-    exchange, which has the queue's name)."""
+def delete_queues(redis_url: str, queues: Collection[str]) -> None:
+    """Delete ``queues`` (a bench's: ``queue_keys``; a test's) from Redis, with the tables of
+    bindings kombu keeps beside each (``_kombu.binding.`` and ``_kombu.binding_permanent.``,
+    named after its exchange, which has the queue's name)."""
     client = redis.Redis.from_url(redis_url)
     try:
-        for key in queue_keys(env):
+        for key in queues:
             client.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
     finally:
         client.close()

@@ -41,7 +41,7 @@ from typing import IO, Any
 import psycopg
 
 from bench import ROOT
-from bench.bench_stack import PG_ADMIN, delete_queues, queue_settings
+from bench.bench_stack import PG_ADMIN, delete_queues, queue_keys, queue_settings
 from bench.report import Column, Table, arguments, json_line
 from bench.service import (
     LONG_PLIES,
@@ -178,7 +178,7 @@ def main() -> None:
     finally:
         admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         admin.close()
-        delete_queues(REDIS_URL, queue_settings(queue))
+        delete_queues(REDIS_URL, queue_keys(queue_settings(queue)))
         shutil.rmtree(workdir, ignore_errors=True)
     report(counts, args.requests, as_json=args.json)
 

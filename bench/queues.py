@@ -46,6 +46,7 @@ from bench.bench_stack import (
     bench_stack,
     delete_queues,
     first_link,
+    queue_keys,
     readable,
     start_worker,
     turn_latencies,
@@ -174,7 +175,7 @@ def measure_layout(
             os.killpg(process.pid, signal.SIGTERM)
         for process in started:
             process.wait(timeout=60)
-        delete_queues(REDIS_URL, env)
+        delete_queues(REDIS_URL, queue_keys(env))
     return [
         Measured(layout, "none", idle, 0),
         Measured(layout, f"{args.games} computer games", busy, moves),

@@ -73,7 +73,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Sink
 
 from bench import ROOT
-from bench.bench_stack import PG_ADMIN, delete_queues, queue_settings
+from bench.bench_stack import PG_ADMIN, delete_queues, queue_keys, queue_settings
 from bench.player_pages import name_players, player_requests
 from bench.real_games import accepted_game, play_randomly, turn_starts_at
 from bench.report import arguments, json_line
@@ -693,7 +693,7 @@ def main() -> None:
             get_engine(app).dispose()
         if not args.eager_mail:
             try:
-                delete_queues(REDIS_URL, env)
+                delete_queues(REDIS_URL, queue_keys(env))
             except Exception as error:  # cleanup must not hide the figures
                 print(f"could not delete the Redis queue {queue}: {error}")
         if not args.keep:

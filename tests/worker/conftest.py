@@ -41,6 +41,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from flask import Flask
 from sqlmodel import SQLModel
 
+from bench.bench_stack import delete_queues
 from service.db import get_engine, upgrade_schema
 from service.mail import delivery
 from tests.service.conftest import (  # noqa: F401  (fixtures shared with the service tests)
@@ -460,18 +461,6 @@ def _empty(flask_app: Flask) -> None:
             connection.execute(table.delete())
 
 
-def forget_queues(redis_url: str, queues: Sequence[str]) -> None:
-    """Delete ``queues`` from the Redis at ``redis_url``, with the tables of bindings kombu
-    keeps beside each (named after its exchange, which has the queue's name): a test's queues
-    must not pile up in the shared Redis."""
-    broker = redis.Redis.from_url(redis_url)
-    try:
-        for key in queues:
-            broker.delete(key, f"_kombu.binding.{key}", f"_kombu.binding_permanent.{key}")
-    finally:
-        broker.close()
-
-
 @dataclass
 class Stack:
     """The settings that a test's web app and its workers share."""
@@ -507,8 +496,9 @@ class Stack:
         return [f"{self.queue}-{queue}" for queue in queues]
 
     def forget(self, extra: Sequence[str] = ()) -> None:
-        """Delete this stack's queues and ``extra`` from its Redis (after its workers)."""
-        forget_queues(self.redis_url, [self.queue, *self.routed(), *extra])
+        """Delete this stack's queues and ``extra`` from its Redis (after its workers): a test's
+        queues must not pile up in the shared Redis."""
+        delete_queues(self.redis_url, [self.queue, *self.routed(), *extra])
 
     def app_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {}
@@ -638,4 +628,4 @@ def start_worker(stack: Stack, tmp_path: Path) -> Iterator[Callable[..., WorkerP
     # goes with its server.
     for worker in started:
         if worker.stack.redis_url == stack.redis_url:
-            forget_queues(stack.redis_url, worker.queues)
+            delete_queues(stack.redis_url, worker.queues)

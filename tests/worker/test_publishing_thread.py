@@ -14,9 +14,9 @@ import pytest
 import redis
 from celery import Celery
 
+from bench.bench_stack import delete_queues
 from service import after_commit
 from service.after_commit import publish_after_commit
-from tests.worker.conftest import forget_queues
 
 THREAD_NAME = "after-commit-publish"
 
@@ -34,7 +34,7 @@ def publishing(redis_url: str) -> Iterator[tuple[Celery[Any], str]]:
     try:
         yield app, queue
     finally:
-        forget_queues(redis_url, [queue])
+        delete_queues(redis_url, [queue])
         app.close()
 
 
