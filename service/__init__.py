@@ -17,6 +17,7 @@ from service.config import (
     config_from_env,
 )
 from service.config_checks import check_config
+from service.language_templates import LanguageEnvironment
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -36,6 +37,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         template_folder=str(TEMPLATES_DIR),
         static_folder=str(STATIC_DIR),
     )
+    app.jinja_environment = LanguageEnvironment
     app.config.from_mapping(config_from_env(app.instance_path))
     if test_config is not None:
         app.config.from_mapping(test_config)

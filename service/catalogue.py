@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from babel.support import NullTranslations
-from flask import Flask
+from flask import Flask, current_app
 from flask.ctx import _AppCtxGlobals
 from flask.globals import _cv_app
 from flask_babel import Domain, LazyString, get_locale
@@ -154,6 +154,12 @@ def _formatted(text: str, escaped: bool, variables: dict[str, object]) -> str:
 def install_domain(app: Flask) -> PageDomain:
     """A new ``PageDomain`` for ``app``, kept where ``gettext`` finds it."""
     domain = app.extensions[_DOMAIN_KEY] = PageDomain()
+    return domain
+
+
+def page_domain() -> PageDomain:
+    """The current application's ``PageDomain`` (``install_domain``)."""
+    domain: PageDomain = current_app.extensions[_DOMAIN_KEY]
     return domain
 
 
