@@ -107,9 +107,11 @@ def sentence_gap() -> str:
 
 
 def adopt_page_language(player: Player) -> None:
-    """A player acting as themselves on a page (signing in) who has not chosen a language gets
-    this page's: their emails follow it from now on. A choice they made is never overridden."""
-    if checked_language(player.language) is None:
+    """A player proving on a page that they are themselves (signing in, confirming their
+    address, sending or accepting an invitation from the link emailed to them) who has not
+    chosen a language gets this page's: their emails follow it from now on. A choice they made
+    is never overridden, and outside a request (no page) nothing is chosen for them."""
+    if has_request_context() and checked_language(player.language) is None:
         player.language = page_language()
 
 

@@ -22,6 +22,7 @@ from service.games.refusals import GAME_STATUS_WORDS
 from service.games.rows import add_agreed_game, new_game
 from service.games.seats import read_seats, seat_for_token
 from service.games.state import deal_game
+from service.i18n import adopt_page_language
 from service.lobby import invitations as mail_invitations
 from service.lobby.forms import NewGame, SeriesKind
 from service.models import Game, GameStatus, Seat, Series, Visibility
@@ -222,6 +223,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     creator, _ = mail_invitations.creator_and_invited(loaded)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
+    adopt_page_language(creator)
     if seat.typed_name is not None:
         name_by_owner(session, creator, seat.typed_name, again=False)
     mail_invitations.send_invitations(session, loaded)
@@ -275,6 +277,7 @@ def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
     _check_invitation(loaded, seat, "accept")
     seat.accepted = True
     session.add(seat)
+    adopt_page_language(loaded.seats[seat.letter].player)
     deal_when_all_accepted(session, loaded)
     return loaded.game
 

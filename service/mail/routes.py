@@ -16,6 +16,7 @@ from sqlmodel import Session
 from service.catalogue import gettext, lazy_gettext
 from service.db import read_scope, session_scope
 from service.games.rows import get_game
+from service.i18n import adopt_page_language
 from service.models import AddressStatus, GameStatus, Player
 from service.outbox import addresses
 from service.outbox.signed import MailPurpose, MailToken, read_token
@@ -107,6 +108,7 @@ def confirm_post(token: str) -> str:
         player = _player(session, mail_token)
         assert player.id is not None
         addresses.confirm(session, player.id)
+        adopt_page_language(player)
     return _page(CONFIRM, name=player.display_name, done=True)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from types import SimpleNamespace
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -172,3 +173,63 @@ def test_an_emails_content_is_built_in_its_recipients_language(
     japanese = _your_turn_html(app, client, "ja", "en")
     assert not re.search(r'aria-label="(red|orange|yellow|green|blue|purple) \d+"', japanese)
     assert re.search(r'aria-label="[赤橙黄緑青紫]\d+"', japanese)
+
+
+def _subjects(app: Flask, email: str) -> list[str]:
+    """The subjects of the emails queued to ``email``, oldest first."""
+    from sqlmodel import col, select
+
+    from service.outbox.models import OutboxMessage
+
+    with app.app_context(), session_scope() as session:
+        player = find_or_add_player(session, email, "X")
+        rows = session.exec(
+            select(OutboxMessage)
+            .where(OutboxMessage.player_id == player.id)
+            .order_by(col(OutboxMessage.id))
+        ).all()
+        return [row.subject for row in rows]
+
+
+KANA = re.compile("[\u3040-\u30ff]")
+
+
+def test_confirming_on_a_page_sets_a_new_players_language(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    """A player who has chosen no language gets the one of the page they prove their address
+    on: the creator pressing "Send the invitation" on the private page the confirmation email
+    linked, an invited player accepting. Their emails follow it from then on."""
+    assert client.post(f"/p/{new_game.token['A']}/invite", headers=JAPANESE).status_code == 303
+    assert _language(app, "alice@example.org") == "ja"
+    assert client.post(f"/p/{new_game.token['B']}/accept").status_code == 303
+    assert _language(app, "bob@example.org") == "en"
+    alice, bob = _subjects(app, "alice@example.org"), _subjects(app, "bob@example.org")
+    assert len(alice) >= 2 and len(bob) >= 2  # a confirmation or invitation, then the deal
+    assert KANA.search(alice[-1]), alice
+    assert not any(KANA.search(subject) for subject in bob), bob
+
+
+def test_a_chosen_language_is_kept_when_confirming_on_a_page_in_another(
+    app: Flask, client: FlaskClient, new_game: SimpleNamespace
+) -> None:
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, "alice@example.org", "Alice").language = "en"
+        find_or_add_player(session, "bob@example.org", "Bob").language = "ja"
+    client.post(f"/p/{new_game.token['A']}/invite", headers=JAPANESE)
+    client.post(f"/p/{new_game.token['B']}/accept")
+    assert _language(app, "alice@example.org") == "en"
+    assert _language(app, "bob@example.org") == "ja"
+
+
+def test_confirming_an_address_on_a_page_sets_a_new_players_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    from service.outbox.signed import MailPurpose
+    from service.outbox.signed import make_token as make_mail_token
+
+    with app.app_context(), session_scope() as session:
+        player = find_or_add_player(session, "kenji@example.org", "Kenji")
+        token = make_mail_token(MailPurpose.CONFIRM_ADDRESS, player.id)
+    assert client.post(f"/mail/confirm/{token}", headers=JAPANESE).status_code == 200
+    assert _language(app, "kenji@example.org") == "ja"
