@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 import engine
 from service.game_words import ruleset_title
 from service.models import Game, GameStatus, MoveEntry, Player, Seat, Visibility
+from service.present.seat_names import computer_name_words
 
 LISTED_FINISHED = 20
 """The finished games listed (the latest); every finished game counts in the results."""
@@ -162,14 +163,16 @@ def _opponents(
     if not rows:
         return {}
     query = (
-        select(Seat.game_id, Player.display_name, Player.name_key)
+        select(Seat.game_id, Player.display_name, Player.name_key, Player.computer)
         .join(Player, col(Player.id) == col(Seat.player_id))
         .where(col(Seat.game_id).in_([r.game_id for r in rows]), col(Seat.player_id) != player_id)
         .order_by(col(Seat.game_id), col(Seat.letter))
     )
     pages = url_for("people.player", name="_")[:-1]
-    for game_id, name, key in session.exec(query):
-        found[game_id].append(Opponent(name, None if key is None else pages + quote(name, safe="")))
+    for game_id, name, key, computer in session.exec(query):
+        url = None if key is None else pages + quote(name, safe="")
+        shown = name if computer is None else computer_name_words(computer)
+        found[game_id].append(Opponent(shown, url))
     return {game_id: tuple(names) for game_id, names in found.items()}
 
 

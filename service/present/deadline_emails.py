@@ -44,7 +44,6 @@ def queue_reminder(
     assert game.id is not None and game.deadline is not None
     seats = loaded.seats
     seat_row, player = seats[seat]
-    names = names_of(seats)
     deadline = game.deadline
     return queue_to(
         session,
@@ -52,7 +51,8 @@ def queue_reminder(
         player,
         lambda: ReminderEmail(
             facts=facts_of(game),
-            opponent_name=in_words([name for s, name in names.items() if s != seat]),
+            # names in the recipient's words (the computer's is), made inside their language
+            opponent_name=in_words([n for s, n in names_of(seats).items() if s != seat]),
             deadline=deadline,
             hours_left=max(0, int((deadline - now).total_seconds() // 3600)),
             vacation_left=vacation_left(game, seat_row),
@@ -118,10 +118,10 @@ def queue_timeout_notices(
     game = loaded.game
     assert game.id is not None
     seats = loaded.seats
-    names = names_of(seats)
     late_row = seats[late_seat][0]
 
     def notice(letter: str) -> TimeoutNotice:
+        names = names_of(seats)  # in the recipient's words, as every name below
         return TimeoutNotice(
             facts=facts_of(game),
             you_are_late=letter == late_seat,

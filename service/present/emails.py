@@ -90,20 +90,25 @@ def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | 
     assert game.id is not None
     seats = loaded.seats
     seat_a, creator = seats[engine.FIRST_SEAT]
-    invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
     assert creator.id is not None
     games_token = tokens.make_games_token(creator.id, creator.token_generation)
-    return queue_to(
-        session,
-        MailKind.CONFIRM_ADDRESS,
-        creator,
-        lambda: ConfirmationEmail(
+
+    def confirmation() -> ConfirmationEmail:
+        # Names in the recipient's words (the computer's is): made inside their language.
+        invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
+        return ConfirmationEmail(
             facts=facts_of(game),
             invited_name=in_words(invited_names),
             invitations=len(invited_names),
             confirm_url=private_page_url(seat_a),
             sign_in_url=external_url("history.my_games", token=games_token),
-        ),
+        )
+
+    return queue_to(
+        session,
+        MailKind.CONFIRM_ADDRESS,
+        creator,
+        confirmation,
         subject=lambda: _("Confirm your new game of %(title)s", title=ruleset_title(game.ruleset)),
     )
 
@@ -133,14 +138,15 @@ def queue_invitations(
     seats = loaded.seats
     creator_seat = engine.FIRST_SEAT
     creator = seats[creator_seat][1]
-    invited = {s: name for s, name in names_of(seats).items() if s != creator_seat}
+    invited = [s for s in seats if s != creator_seat]
 
     def invitation(letter: str) -> InvitationEmail:
         token_url = private_page_url(seats[letter][0])
+        names = names_of(seats)  # in the recipient's words, as every name below
         return InvitationEmail(
             facts=facts_of(game),
             inviter_name=shown_name(creator),
-            also_invited=in_words([n for s, n in invited.items() if s != letter]),
+            also_invited=in_words([names[s] for s in invited if s != letter]),
             accept_url=f"{token_url}/accept",
             decline_url=f"{token_url}/decline",
             private_url=token_url,
@@ -181,11 +187,11 @@ def queue_game_started(session: Session, loaded: LoadedGame) -> list[OutboxMessa
     seats = loaded.seats
     score = score_of_game(session, game)
     number = 1 + [g.id for g in score.games].index(game.id) if score is not None else 1
-    names = names_of(seats)
     first: str = game.deal["first"]
     creator = engine.FIRST_SEAT
 
     def dealt(letter: str) -> GameStartedEmail:
+        names = names_of(seats)  # in the recipient's words, as every name below
         return GameStartedEmail(
             facts=facts_of(game),
             seat=letter,
@@ -228,10 +234,10 @@ def queue_game_cancelled(
     game = loaded.game
     assert game.id is not None
     seats = loaded.seats
-    names = names_of(seats)
 
     def cancelled(letter: str) -> GameCancelledEmail:
         seat = seats[letter][0]
+        names = names_of(seats)  # in the recipient's words, as every name below
         return GameCancelledEmail(
             facts=facts_of(game),
             seat=letter,
@@ -268,12 +274,11 @@ def queue_series_left(
     game = loaded.game
     assert game.id is not None
     seats = loaded.seats
-    names = names_of(seats)
 
     def left(letter: str) -> SeriesLeftEmail:
         return SeriesLeftEmail(
             facts=facts_of(game),
-            left_name=names[left_by],
+            left_name=shown_name(seats[left_by][1]),
             finished=game.status == GameStatus.FINISHED,
             series_url=series_url,
             private_url=private_page_url(seats[letter][0]),

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 import engine
 from service.catalogue import gettext
+from service.game_words import computer_level_name
 from service.games.loaded import LoadedGame
 from service.models import Game, Player, Seat
 
@@ -15,11 +16,19 @@ SeatNames = engine.FrozenMap[str, str]
 
 
 def shown_name(player: Player) -> str:
-    """The name others read for ``player``: their display name, or "a former player" in the
-    reader's language once they closed their account."""
+    """The name others read for ``player``: their display name; "a former player" once they
+    closed their account; the computer's name (the service's words, not a person's: "Computer
+    (normal)") in the reader's language."""
     if player.closed_at is not None:
         return str(gettext("a former player"))
+    if player.computer is not None:
+        return computer_name_words(player.computer)
     return player.display_name
+
+
+def computer_name_words(level: str) -> str:
+    """The computer of ``level``, named in the language being written."""
+    return str(gettext("Computer (%(level)s)", level=computer_level_name(level)))
 
 
 def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:

@@ -18,6 +18,7 @@ from service.catalogue import ngettext
 from service.db import session_scope
 from service.games.preferences import turn_preferences
 from service.games.seats import seats_of_games
+from service.i18n import recipient_language
 from service.links import external_url
 from service.models import Game, GameStatus, Player, Seat
 from service.outbox.kinds import MailKind
@@ -116,10 +117,12 @@ def send_digests(now: datetime | None = None) -> list[int]:
             assert player is not None
             if player.digest_sent_at is not None and player.digest_sent_at >= since:
                 continue  # another run sent it
-            games = [g for g in player_games(session, player, to_play=True) if g.digest]
-            if not games:
-                continue
-            queue_digest(session, player, games)
+            # The games' names (the computer's) in the recipient's words, as the email's.
+            with recipient_language(player.language):
+                games = [g for g in player_games(session, player, to_play=True) if g.digest]
+                if not games:
+                    continue
+                queue_digest(session, player, games)
             player.digest_sent_at = now
             session.add(player)
             sent.append(player_id)

@@ -24,6 +24,7 @@ from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, computer_email
 from service.games.loaded import load_game
 from service.games.move_log import move_log
+from service.games.players import find_or_add_player
 from service.games.rows import get_game
 from service.games.seats import read_seats
 from service.games.series import series_score
@@ -465,3 +466,21 @@ def test_a_rematch_against_the_computer_is_dealt_at_once(app: Flask, client: Fla
     with app.app_context(), session_scope() as session:
         games = session.exec(select(Game).order_by(Game.id)).all()
         assert [g.status for g in games] == [GameStatus.FINISHED, GameStatus.ACTIVE]
+
+
+def test_the_computer_is_named_in_the_readers_language(app: Flask, client: FlaskClient) -> None:
+    """The computer's name is the service's words, not a person's: "Computer (normal)" on an
+    English page or email, コンピューター (ふつう) on a Japanese one."""
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, VALID_FORM["a_email"], "Alice").language = "ja"
+    game_id = new_game(app, b_computer="normal", b_name="", b_email="")
+    with app.app_context():
+        token = tokens.make_private_token(game_id, "A", 0)
+    japanese = client.get(f"/p/{token}", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "コンピューター (ふつう)" in japanese and "Computer (normal)" not in japanese
+    english = client.get(f"/p/{token}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Computer (normal)" in english
+    (started, *_) = outbox_to(app, VALID_FORM["a_email"])
+    assert started.text_body is not None
+    assert "コンピューター (ふつう)" in started.text_body
+    assert "Computer (normal)" not in started.text_body
