@@ -9,6 +9,7 @@ HTML parts draw the same things with the card macro (``templates/email/_macros.h
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from engine.cards import COLOR_NAMES
@@ -80,18 +81,37 @@ def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> 
             for drawn in row.flags
         ]
         left_name, right_name = labels[row.left], labels[row.right]
-        width = max(len(left_name), *(len(left) for left, *_ in cells))
+        width = max(display_width(left_name), *(display_width(left) for left, *_ in cells))
+        middle = max(4, display_width(flag_word))
         if lines:
             lines.append("")
-        lines.append(f"  {left_name:>{width}} | {flag_word:^4} | {right_name}")
+        heading = f"{_right_aligned(left_name, width)} | {_centred(flag_word, middle)}"
+        lines.append(f"  {heading} | {right_name}")
         for left, number, right, env, holder in cells:
             notes = [card_face(card).label for card in env]
             if holder is not None:
                 held_by = str(gettext("held by %(name)s", name=labels[holder]))
                 notes.append(yours if holder == reader else held_by)
             after = f"   [{str(gettext(', ')).join(notes)}]" if notes else ""
-            lines.append(f"  {left:>{width}} | {number:^4} | {right}{after}".rstrip())
+            line = f"{_right_aligned(left, width)} | {_centred(str(number), middle)} | {right}"
+            lines.append(f"  {line}{after}".rstrip())
     return lines
+
+
+def display_width(text: str) -> int:
+    """The columns ``text`` takes in a monospaced font: two for a wide character (kana, kanji,
+    full-width forms; Unicode's East Asian Width W and F), one for any other."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _right_aligned(text: str, width: int) -> str:
+    return " " * (width - display_width(text)) + text
+
+
+def _centred(text: str, width: int) -> str:
+    """As ``format(text, f"^{width}")``, by display width."""
+    room = width - display_width(text)
+    return " " * (room // 2) + text + " " * (room - room // 2)
 
 
 def move_code_lines(

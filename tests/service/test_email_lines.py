@@ -3,10 +3,18 @@ for a link, which is never cut and keeps a line of its own."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from flask import Flask
 from flask.testing import FlaskClient
 
+import engine
+from service.i18n import LANGUAGE_CODES, recipient_language
 from service.outbox.queue import fit_lines
+from service.present.board import board_of
+from service.present.plain_text import board_lines
+from service.present.seat_names import seat_labels
+from tests.engine.builders import position
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import rows
 from tests.worker.turn_games import create_confirm_accept
@@ -32,3 +40,30 @@ def test_every_email_of_a_game_start_fits_78_columns(app: Flask, client: FlaskCl
     for row in sent:
         for line in row.text_body.splitlines():
             assert len(line) <= 78 or line.strip().startswith("http"), (row.kind, line)
+
+
+def _bars(line: str) -> list[int]:
+    """The display columns of a line's column bars: a wide character (kana, kanji) takes two
+    columns of a monospaced font."""
+    columns, at = [], 0
+    for char in line:
+        if char == "|":
+            columns.append(at)
+        at += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return columns
+
+
+def test_the_text_board_keeps_its_columns_with_wide_names_and_words(bare_app: Flask) -> None:
+    """The plain-text board lines its bars up in a monospaced font in every language: a
+    Japanese name or word is twice as wide as it has characters."""
+    state = position(
+        flags={1: {"A": ["R8", "R9", "R10"], "B": ["Y1"]}, 4: {"A": ["P4"], "B": ["B8", "B9"]}},
+        hands={"A": ["R1"], "B": ["G2"]},
+    )
+    view = engine.player_view(state, "B")
+    for code in LANGUAGE_CODES:
+        for name in ("Ann", "コンピューター (ふつう)", "花子"):
+            with bare_app.test_request_context(), recipient_language(code):
+                labels = seat_labels(view.seats, {"A": name, "B": "Bob"}, "B")
+                lines = board_lines(board_of(view, "B"), labels, "B")
+            assert len({tuple(_bars(line)) for line in lines}) == 1, (code, name, lines)
