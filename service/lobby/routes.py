@@ -127,14 +127,19 @@ def create_game_view() -> Response | tuple[str, int]:
     except FormError as error:  # an invited address known to bounce
         return _render_new_game(values, error.errors, error.status)
     # See-other: reloading the page that follows must not create a second game.
-    return redirect(url or url_for("lobby.check_email"), code=303)
+    if url is None:
+        # Against the computer alone nobody is invited: the link deals the cards.
+        alone = len(new.computers) == len(seats) - 1
+        url = url_for("lobby.check_email", deal=1) if alone else url_for("lobby.check_email")
+    return redirect(url, code=303)
 
 
 @bp.get("/games/new/sent")
 def check_email() -> str:
     """After a game was asked for in the name of an address this browser is not signed in as:
-    the link that sends the invitation went to that address, and nowhere else."""
-    return render_template("games/check_email.html")
+    the link that sends the invitation (or deals a game against the computer alone, ``?deal=1``,
+    which only words the page) went to that address, and nowhere else."""
+    return render_template("games/check_email.html", deal=request.args.get("deal") == "1")
 
 
 def _invitation_page(token: str, answer: str) -> str:

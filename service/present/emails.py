@@ -76,6 +76,8 @@ class ConfirmationEmail:
     facts: GameFacts
     invited_name: str
     invitations: int
+    deal_only: bool
+    """Against the computer alone: nobody is invited, and the button deals the cards."""
     confirm_url: str
     """Seat A's private page, where a button sends the invitations."""
     sign_in_url: str
@@ -95,11 +97,12 @@ def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | 
 
     def confirmation() -> ConfirmationEmail:
         # Names in the recipient's words (the computer's is): made inside their language.
-        invited_names = [name for s, name in names_of(seats).items() if s != seat_a.letter]
+        others = [(name, seats[s][1]) for s, name in names_of(seats).items() if s != seat_a.letter]
         return ConfirmationEmail(
             facts=facts_of(game),
-            invited_name=in_words(invited_names),
-            invitations=len(invited_names),
+            invited_name=in_words([name for name, _ in others]),
+            invitations=len(others),
+            deal_only=all(player.computer is not None for _, player in others),
             confirm_url=private_page_url(seat_a),
             sign_in_url=external_url("history.my_games", token=games_token),
         )

@@ -50,6 +50,8 @@ class GameSummary:
     creator: str
     """The first seat's name: the one who started the game and invited the others."""
     invited: str
+    invites_people: bool
+    """Someone besides the computer is invited: else the creator's button deals the cards."""
     accepted: engine.FrozenMap[str, bool]
     seed_commitment: str
     seed: str | None
@@ -97,6 +99,9 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         title=str(gettext(" vs ")).join(names.values()),
         creator=names.get(engine.FIRST_SEAT, "?"),
         invited=in_words([name for seat, name in names.items() if seat != engine.FIRST_SEAT]),
+        invites_people=any(
+            p.computer is None for letter, (_, p) in seats.items() if letter != engine.FIRST_SEAT
+        ),
         accepted=engine.FrozenMap((letter, seat.accepted) for letter, (seat, _) in seats.items()),
         seed_commitment=game.seed_commitment,
         seed=game.seed if finished else None,

@@ -6,6 +6,7 @@ page."""
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -484,3 +485,35 @@ def test_the_computer_is_named_in_the_readers_language(app: Flask, client: Flask
     assert started.text_body is not None
     assert "コンピューター (ふつう)" in started.text_body
     assert "Computer (normal)" not in started.text_body
+
+
+def test_a_game_against_the_computer_alone_is_dealt_not_sent(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Nobody is invited to a game against the computer alone: from the creator's inbox it
+    asks them to deal the cards, not to send an invitation."""
+    form = {**VALID_FORM, "b_computer": "normal", "b_name": "", "b_email": ""}
+    created = client.post("/games/new", data=form)
+    assert created.status_code == 303 and created.location.endswith("/games/new/sent?deal=1")
+    sent = client.get(created.location).get_data(as_text=True)
+    assert "<strong>Deal the cards</strong>" in sent and "Send the invitation" not in sent
+    (confirmation,) = outbox_to(app, VALID_FORM["a_email"])
+    for body in (confirmation.text_body, confirmation.html_body):
+        assert body is not None
+        assert '"Deal the cards"' in body.replace("&#34;", '"').replace("&quot;", '"'), body
+        assert "Send the invitation" not in body and "Nothing has been sent" not in body
+    token = re.search(r"/p/([\w.-]+)", confirmation.text_body or "")
+    assert token is not None
+    page = client.get(f"/p/{token.group(1)}").get_data(as_text=True)
+    assert ">Deal the cards</button>" in page and "Send the invitation" not in page
+    assert client.post(f"/p/{token.group(1)}/invite").status_code == 303
+    with app.app_context(), session_scope() as session:
+        assert load_game(session, tokens.read_private_token(token.group(1)).game_id).game.deal
+
+
+def test_a_game_with_a_person_still_sends_its_invitation(app: Flask, client: FlaskClient) -> None:
+    created = client.post("/games/new", data=VALID_FORM)
+    assert created.location.endswith("/games/new/sent")
+    assert "<strong>Send the invitation</strong>" in client.get(created.location).get_data(
+        as_text=True
+    )

@@ -266,6 +266,20 @@ def test_the_new_game_form_check_email_and_invitation(app: Flask, client: FlaskC
     assert_japanese(get_ja(client, f"/p/{token_b}/accept"), "invitation")
 
 
+def test_a_game_against_the_computer_before_its_deal(app: Flask, client: FlaskClient) -> None:
+    form = {**VALID_FORM, "b_computer": "normal", "b_name": "", "b_email": ""}
+    created = client.post("/games/new", data=form, headers=JA)
+    assert created.location.endswith("?deal=1")
+    assert_japanese(get_ja(client, created.location), "check your email (the computer)")
+    with app.app_context(), session_scope() as session:
+        game = session.exec(select(Game).order_by(col(Game.id).desc())).first()
+        assert game is not None and game.id is not None
+        token_a = tokens.make_private_token(game.id, "A", 0)
+    page = get_ja(client, f"/p/{token_a}")
+    assert ">カードを配る</button>" in page
+    assert_japanese(page, "private page before the deal")
+
+
 @pytest.mark.parametrize(
     "typed",
     [
