@@ -141,7 +141,7 @@ def links_of(server: Server, email: Email) -> list[str]:
 
 def start_game_against_the_computer(server: Server, name: str, email: str) -> str:
     """The new-game form against the computer (a turn of one game day, no vacation days), then
-    the confirmation email's link and its "Send the invitation" button: the private page's URL."""
+    the confirmation email's link and its "Deal the cards" button: the private page's URL."""
     before = {row.id for row in outbox(server)}
     server.post(
         "/games/new",
