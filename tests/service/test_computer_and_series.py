@@ -517,3 +517,13 @@ def test_a_game_with_a_person_still_sends_its_invitation(app: Flask, client: Fla
     assert "<strong>Send the invitation</strong>" in client.get(created.location).get_data(
         as_text=True
     )
+
+
+def test_the_deal_against_the_computer_says_nobody_accepted(app: Flask) -> None:
+    new_game(app, b_computer="normal", b_name="", b_email="")
+    started = [row for row in outbox_to(app, VALID_FORM["a_email"]) if row.kind == "game_started"]
+    assert len(started) == 1 and started[0].text_body is not None
+    assert "The game of Battle Line between Alice and Computer (normal) is dealt." in (
+        " ".join(started[0].text_body.split())
+    )
+    assert "accepted" not in started[0].text_body
