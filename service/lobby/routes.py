@@ -40,6 +40,7 @@ from service.lobby.lifecycle import (
 )
 from service.models import Game, GameStatus, Visibility
 from service.player_fields import MAX_NAME_LENGTH
+from service.present.seat_names import invites_people
 from service.present.summaries import game_summary
 from service.ratings.read import computer_ratings
 from service.signin import signed_in_as, signed_in_player
@@ -214,7 +215,7 @@ def _rematch_page(
         by_email = not owner_proven and signed_in_as(session, player.email) is None
         summary = game_summary(loaded)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
-        others = [p for s, (_, p) in loaded.seats.items() if s != seat.letter]
+        invites = invites_people(loaded.seats, seat.letter)
         back_url = private_page_url(seat)
     finished = summary.status == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED
@@ -226,8 +227,7 @@ def _rematch_page(
         finished=finished,
         offered=offered,
         by_email=by_email,
-        # Against the computer alone nobody is invited: the new game is dealt at once.
-        invites=any(p.computer is None for p in others),
+        invites=invites,  # else the new game is dealt at once
     )
     return page, 200 if finished else 409
 

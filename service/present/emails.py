@@ -26,7 +26,7 @@ from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.recipients import queue_to, queue_to_each
-from service.present.seat_names import names_of, shown_name
+from service.present.seat_names import invites_people, names_of, shown_name
 from service.present.summaries import in_words
 from service.present.template_values import template_values
 
@@ -97,12 +97,12 @@ def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | 
 
     def confirmation() -> ConfirmationEmail:
         # Names in the recipient's words (the computer's is): made inside their language.
-        others = [(name, seats[s][1]) for s, name in names_of(seats).items() if s != seat_a.letter]
+        invited = [name for s, name in names_of(seats).items() if s != seat_a.letter]
         return ConfirmationEmail(
             facts=facts_of(game),
-            invited_name=in_words([name for name, _ in others]),
-            invitations=len(others),
-            deal_only=all(player.computer is not None for _, player in others),
+            invited_name=in_words(invited),
+            invitations=len(invited),
+            deal_only=not invites_people(seats, seat_a.letter),
             confirm_url=private_page_url(seat_a),
             sign_in_url=external_url("history.my_games", token=games_token),
         )

@@ -36,6 +36,12 @@ def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:
     return engine.FrozenMap((letter, shown_name(player)) for letter, (_, player) in seats.items())
 
 
+def invites_people(seats: Mapping[str, tuple[Seat, Player]], inviter: str) -> bool:
+    """Whether a game started (or offered again) by the seat ``inviter`` invites anyone: a
+    person at another seat. Against the computer alone nobody is, and the game is dealt."""
+    return any(player.computer is None for s, (_, player) in seats.items() if s != inviter)
+
+
 def seat_names(loaded: LoadedGame) -> SeatNames:
     """The display names of a loaded game's seats."""
     return names_of(loaded.seats)
