@@ -13,7 +13,6 @@ is still there and the beat sweep sends it.
 from __future__ import annotations
 
 import logging
-import textwrap
 from collections.abc import Mapping
 from datetime import timedelta
 from email.utils import make_msgid
@@ -38,6 +37,7 @@ from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
 from service.outbox.models import GameMute, OutboxMessage, OutboxStatus
 from service.outbox.signed import MailPurpose, mail_link
+from service.text_wrap import display_width, wrap_line
 
 logger = logging.getLogger(__name__)
 
@@ -179,24 +179,16 @@ TEXT_WIDTH = 78
 
 
 def fit_lines(text: str, width: int = TEXT_WIDTH) -> str:
-    """``text`` with every line longer than ``width`` wrapped at spaces, keeping its indentation.
-    Words are never cut, so a link keeps a line of its own, however long."""
+    """``text`` with every line wider than ``width`` columns wrapped, keeping its indentation:
+    at spaces, and in Japanese between phrases (``service.text_wrap``). Words are never
+    cut, so a link keeps a line of its own, however long."""
     lines: list[str] = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if display_width(line) <= width:
             lines.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip())]
-        lines.extend(
-            textwrap.wrap(
-                line.strip(),
-                width=width,
-                initial_indent=indent,
-                subsequent_indent=indent,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
+        lines.extend(wrap_line(line.strip(), width, indent))
     return "\n".join(lines)
 
 

@@ -8,8 +8,6 @@ HTML parts draw the same things with the card macro (``templates/email/_macros.h
 
 from __future__ import annotations
 
-import textwrap
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from engine.cards import COLOR_NAMES
@@ -20,6 +18,7 @@ from service.present.choices import MoveChoices
 from service.present.tactics_choices import HeldTactics, TacticsOffer
 from service.present.words import Piece
 from service.templating import card_face
+from service.text_wrap import display_width, wrap_line
 
 WIDTH = 78
 """The longest line of a plain-text part (RFC 5322 recommends 78)."""
@@ -41,16 +40,10 @@ def pieces_text(pieces: Sequence[Piece], *, codes: bool = False) -> str:
 
 
 def wrap(text: str, indent: str = "", hanging: str | None = None) -> list[str]:
-    """``text`` in lines of at most ``WIDTH``, the first indented by ``indent``, the others by
-    ``hanging`` (default: the same). Words are never cut (a code or a link stays whole)."""
-    return textwrap.wrap(
-        text,
-        width=WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent if hanging is None else hanging,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [indent.rstrip()]
+    """``text`` in lines of at most ``WIDTH`` columns, the first indented by ``indent``, the
+    others by ``hanging`` (default: the same). Words are never cut (a code or a link stays
+    whole)."""
+    return wrap_line(text, WIDTH, indent, hanging) or [indent.rstrip()]
 
 
 def legend(colors: Iterable[str]) -> str:
@@ -98,10 +91,8 @@ def board_lines(board: Board, labels: Mapping[str, str], reader: str | None) -> 
     return lines
 
 
-def display_width(text: str) -> int:
-    """The columns ``text`` takes in a monospaced font: two for a wide character (kana, kanji,
-    full-width forms; Unicode's East Asian Width W and F), one for any other."""
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+def _left_aligned(text: str, width: int) -> str:
+    return text + " " * (width - display_width(text))
 
 
 def _right_aligned(text: str, width: int) -> str:
@@ -148,10 +139,11 @@ def move_code_lines(
         group(gettext("Claim a flag"), [c.code for c in choices.claims])
     if choices.plays:
         lines.append("  " + gettext("Play a card to a flag (CARD>FLAG):"))
-        width = max(len(card_face(g.card).label) for g in choices.plays)
+        width = max(display_width(card_face(g.card).label) for g in choices.plays)
         for g in choices.plays:
-            label = f"    {card_face(g.card).label:<{width}}  "
-            lines.extend(wrap(" ".join(c.code for c in g.choices), label, " " * len(label)))
+            label = f"    {_left_aligned(card_face(g.card).label, width)}  "
+            hanging = " " * display_width(label)
+            lines.extend(wrap(" ".join(c.code for c in g.choices), label, hanging))
         if choices.then:
             group(gettext("Then draw, in the same reply"), [c.code for c in choices.then])
     if choices.passing:

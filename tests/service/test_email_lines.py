@@ -1,5 +1,5 @@
-"""Every email's text part fits an 80-column mail program: lines of at most 78 characters, but
-for a link, which is never cut and keeps a line of its own."""
+"""Every email's text part fits an 80-column mail program: lines of at most 78 columns (a kana
+or kanji takes two), but for a link, which is never cut and keeps a line of its own."""
 
 from __future__ import annotations
 
@@ -7,13 +7,18 @@ import unicodedata
 
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 import engine
+from service.db import session_scope
+from service.games.players import find_or_add_player
 from service.i18n import LANGUAGE_CODES, recipient_language
 from service.outbox.queue import fit_lines
 from service.present.board import board_of
 from service.present.plain_text import board_lines
 from service.present.seat_names import seat_labels
+from service.text_wrap import NO_LINE_END, NO_LINE_START, display_width, has_wide, pieces, wrap_line
 from tests.engine.builders import position
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import rows
@@ -42,6 +47,37 @@ def test_every_email_of_a_game_start_fits_78_columns(app: Flask, client: FlaskCl
             assert len(line) <= 78 or line.strip().startswith("http"), (row.kind, line)
 
 
+def test_every_japanese_email_of_a_game_start_fits_78_columns(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A kana or kanji takes two columns: a Japanese line fits by its display width, broken
+    between characters where there are no spaces."""
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, "alice@example.org", "Alice").language = "ja"
+        find_or_add_player(session, "bob@example.org", "Bob").language = "ja"
+    create_confirm_accept(app, client, VALID_FORM)
+    sent = rows(app)
+    assert {row.kind for row in sent} >= {"confirm_address", "invitation", "your_turn"}
+    for row in sent:
+        assert "あなた" in row.text_body, row.kind
+        for line in row.text_body.splitlines():
+            assert display_width(line) <= 78 or line.strip().startswith("http"), (row.kind, line)
+
+
+def test_japanese_lines_break_between_characters_never_before_closing_marks() -> None:
+    sentence = "この対局は、あなたの番です。「カードを配る」を押すと、相手にメールが届きます。"
+    fitted = fit_lines("  " + sentence * 4 + " " + LINK)
+    lines = fitted.splitlines()
+    assert all(display_width(line) <= 78 for line in lines[:-1]) and lines[-1] == "  " + LINK
+    assert all(line.startswith("  ") for line in lines[:-1])
+    assert "".join(line.strip() for line in lines[:-1]) == sentence * 4  # nothing lost
+    assert not any(line.strip()[0] in "、。」ー" for line in lines[1:])
+    assert not any(line.rstrip().endswith("「") for line in lines)
+    mixed = "Alice さんとの対局 " * 12
+    assert " ".join(fit_lines(mixed).split()) == " ".join(mixed.split())
+    assert all(display_width(line) <= 78 for line in fit_lines(mixed).splitlines())
+
+
 def _bars(line: str) -> list[int]:
     """The display columns of a line's column bars: a wide character (kana, kanji) takes two
     columns of a monospaced font."""
@@ -67,3 +103,33 @@ def test_the_text_board_keeps_its_columns_with_wide_names_and_words(bare_app: Fl
                 labels = seat_labels(view.seats, {"A": name, "B": "Bob"}, "B")
                 lines = board_lines(board_of(view, "B"), labels, "B")
             assert len({tuple(_bars(line)) for line in lines}) == 1, (code, name, lines)
+
+
+JAPANESE_TEXT = st.text(
+    alphabet=st.sampled_from(list("あいうえおっゃカードを配る対局番手、。「」（）ー・R5>1 ab()")),
+    max_size=300,
+)
+
+
+@given(
+    text=JAPANESE_TEXT,
+    width=st.integers(min_value=10, max_value=78),
+    indent=st.sampled_from(["", "  "]),
+)
+def test_wrapped_japanese_keeps_every_character_and_breaks_only_where_allowed(
+    text: str, width: int, indent: str
+) -> None:
+    text = text.strip()  # as fit_lines and the plain-text parts give it
+    lines = wrap_line(text, width, indent)
+    assert "".join("".join(line.split()) for line in lines) == "".join(text.split())
+    for number, line in enumerate(lines):
+        body = line[len(indent) :]
+        assert line.startswith(indent) and body == body.strip() and body
+        # Only an unbreakable piece overflows: a run of narrow letters, or one glued by the
+        # rules of line breaking.
+        unbreakable = {piece for piece, _ in pieces(text)} if has_wide(text) else set()
+        assert display_width(line) <= width or " " not in body or body in unbreakable
+        if number and has_wide(text):
+            assert body[0] not in NO_LINE_START, lines
+        if number + 1 < len(lines) and has_wide(text):
+            assert body[-1] not in NO_LINE_END, lines
