@@ -106,13 +106,13 @@ def sentence_gap() -> str:
     return next((lang.sentence_gap for lang in LANGUAGES if lang.code == code), " ")
 
 
-def adopt_page_language(player: Player) -> None:
+def adopt_language(player: Player, language: str | None) -> None:
     """A player proving on a page that they are themselves (signing in, confirming their
     address, sending or accepting an invitation from the link emailed to them) who has not
-    chosen a language gets this page's: their emails follow it from now on. A choice they made
-    is never overridden, and outside a request (no page) nothing is chosen for them."""
-    if has_request_context() and checked_language(player.language) is None:
-        player.language = page_language()
+    chosen a language gets that page's ``language``: their emails follow it from now on. A
+    choice they made is never overridden; with no page (None) nothing is chosen for them."""
+    if language is not None and checked_language(player.language) is None:
+        player.language = language
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from service import tokens
-from service.catalogue import lazy_gettext
+from service.catalogue import lazy_gettext, page_language
 from service.conditional import PUBLIC, not_modified, page_etag, tagged
 from service.config import AppEnv
 from service.db import read_scope, session_scope
@@ -30,7 +30,7 @@ from service.history.my_games import (
 )
 from service.history.pages import public_page_context, record_json, requested_ply
 from service.history.series import SeriesNotFoundError, series_page_context
-from service.i18n import adopt_page_language
+from service.i18n import adopt_language
 from service.models import Player
 from service.outbox.addresses import confirm as confirm_address
 from service.present.game_lists import player_games
@@ -182,7 +182,7 @@ def sign_in_view(token: str) -> Response:
         player = player_for_token(session, player_token)
         assert player.id is not None
         confirm_address(session, player.id)
-        adopt_page_language(player)
+        adopt_language(player, page_language())
         sign_in(player)
         # A player who has not chosen their public name yet chooses it first.
         named = player.name_confirmed and player.name_key is not None

@@ -22,7 +22,7 @@ from service.games.refusals import GAME_STATUS_WORDS
 from service.games.rows import add_agreed_game, new_game
 from service.games.seats import read_seats, seat_for_token
 from service.games.state import deal_game
-from service.i18n import adopt_page_language
+from service.i18n import adopt_language
 from service.lobby import invitations as mail_invitations
 from service.lobby.forms import NewGame, SeriesKind
 from service.models import Game, GameStatus, Seat, Series, Visibility
@@ -201,9 +201,12 @@ def deal_when_all_accepted(session: Session, loaded: LoadedGame) -> bool:
     return True
 
 
-def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
+def send_held_invitation(
+    session: Session, token: tokens.SeatToken, *, language: str | None = None
+) -> Game:
     """Seat A's button on its private page (a link only ever emailed to A's address): send the
-    invitation that waits for it, and count the address as confirmed. Raises InvitationError
+    invitation that waits for it, and count the address as confirmed (a creator who chose no
+    language takes the page's ``language``, ``adopt_language``). Raises InvitationError
     (not seat A: 403; already answered: 409), the invitation checks' refusals, and the token
     errors of ``seat_for_token``."""
     loaded, seat = seat_for_token(session, token, lock=True)
@@ -223,7 +226,7 @@ def send_held_invitation(session: Session, token: tokens.SeatToken) -> Game:
     creator, _ = mail_invitations.creator_and_invited(loaded)
     assert creator.id is not None
     mail_addresses.confirm(session, creator.id)
-    adopt_page_language(creator)
+    adopt_language(creator, language)
     if seat.typed_name is not None:
         name_by_owner(session, creator, seat.typed_name, again=False)
     mail_invitations.send_invitations(session, loaded)
@@ -268,16 +271,19 @@ def _check_invitation(loaded: LoadedGame, seat: Seat, verb: str) -> None:
         )
 
 
-def accept_invitation(session: Session, token: tokens.SeatToken) -> Game:
-    """An invited seat accepts. Once every seat has, the game is dealt and becomes active;
-    until then it waits for the others. Raises InvitationError (the creator's seat: 403;
+def accept_invitation(
+    session: Session, token: tokens.SeatToken, *, language: str | None = None
+) -> Game:
+    """An invited seat accepts (taking the page's ``language`` if it chose none,
+    ``adopt_language``). Once every seat has, the game is dealt and becomes active; until then
+    it waits for the others. Raises InvitationError (the creator's seat: 403;
     already answered, or the game no longer invited: 409) and the token errors of
     ``seat_for_token``."""
     loaded, seat = seat_for_token(session, token, lock=True)
     _check_invitation(loaded, seat, "accept")
     seat.accepted = True
     session.add(seat)
-    adopt_page_language(loaded.seats[seat.letter].player)
+    adopt_language(loaded.seats[seat.letter].player, language)
     deal_when_all_accepted(session, loaded)
     return loaded.game
 

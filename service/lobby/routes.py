@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from flask import redirect, render_template, request, url_for
 from sqlmodel import Session
@@ -17,7 +18,7 @@ from werkzeug.wrappers import Response
 import engine
 from engine import RULESETS, ClaimTiming
 from service import clock, tokens
-from service.catalogue import lazy_gettext
+from service.catalogue import lazy_gettext, page_language
 from service.db import session_scope
 from service.games.computer import COMPUTER_LEVEL_WORDS, COMPUTER_LEVELS
 from service.games.seats import seat_for_token
@@ -189,12 +190,12 @@ def _answered(token: str, answer: Callable[[Session, tokens.SeatToken], object])
 
 @bp.post("/p/<token>/invite")
 def send_invitation(token: str) -> Response:
-    return _answered(token, send_held_invitation)
+    return _answered(token, partial(send_held_invitation, language=page_language()))
 
 
 @bp.post("/p/<token>/accept")
 def accept(token: str) -> Response:
-    return _answered(token, accept_invitation)
+    return _answered(token, partial(accept_invitation, language=page_language()))
 
 
 @bp.post("/p/<token>/decline")

@@ -13,10 +13,10 @@ from flask import Blueprint, render_template, request
 from flask_babel import LazyString
 from sqlmodel import Session
 
-from service.catalogue import gettext, lazy_gettext
+from service.catalogue import gettext, lazy_gettext, page_language
 from service.db import read_scope, session_scope
 from service.games.rows import get_game
-from service.i18n import adopt_page_language
+from service.i18n import adopt_language
 from service.models import AddressStatus, GameStatus, Player
 from service.outbox import addresses
 from service.outbox.signed import MailPurpose, MailToken, read_token
@@ -108,7 +108,7 @@ def confirm_post(token: str) -> str:
         player = _player(session, mail_token)
         assert player.id is not None
         addresses.confirm(session, player.id)
-        adopt_page_language(player)
+        adopt_language(player, page_language())
     return _page(CONFIRM, name=player.display_name, done=True)
 
 

@@ -3,7 +3,7 @@ every real part: PostgreSQL, Redis, a ``celery worker`` process with its beat, a
 players' inboxes and ``flask --app service inbound smtp`` receiving their replies.
 
 Kenji (健二) has played here before and signed in on a Japanese page: his emails are Japanese
-from then on (``service.i18n.adopt_page_language``). Alice, new, starts a game against him from
+from then on (``service.i18n.adopt_language``). Alice, new, starts a game against him from
 an English page. Then each acts only on the emails that arrive:
 
 - Alice presses the move links of her "your turn" emails, and once replies in the notation;
