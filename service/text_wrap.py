@@ -87,16 +87,16 @@ def pieces(text: str) -> list[tuple[str, bool]]:
     """The pieces a line of ``text`` may break between, each with whether a space stood before
     it: its words, the words with wide characters cut into phrases, each phrase too wide for
     any line into characters, glued where a break would begin or end a line badly."""
-    pieces: list[tuple[str, bool]] = []
+    found: list[tuple[str, bool]] = []
     for word in text.split():
         phrases = _phrases().parse(word) if has_wide(word) else [word]
         for at, part in enumerate(p for phrase in phrases for p in _characters(phrase)):
-            if pieces and (part[0] in NO_LINE_START or pieces[-1][0][-1] in NO_LINE_END):
-                before, spaced = pieces.pop()
-                pieces.append((before + (" " if at == 0 else "") + part, spaced))
+            if found and (part[0] in NO_LINE_START or found[-1][0][-1] in NO_LINE_END):
+                before, spaced = found.pop()
+                found.append((before + (" " if at == 0 else "") + part, spaced))
             else:
-                pieces.append((part, at == 0))
-    return pieces
+                found.append((part, at == 0))
+    return found
 
 
 PHRASE_COLUMNS = 24
