@@ -1,6 +1,6 @@
 """The plain-text part of the emails, in the language being written (made while rendering, so
 in the recipient's), laid out for an 80-column mail program: lines of at most
-``WIDTH`` characters (a link alone on its line may be longer), the board as aligned columns of
+``WIDTH`` columns (a link alone on its line may be longer), the board as aligned columns of
 card codes, the moves as the short codes a reply may use.
 
 HTML parts draw the same things with the card macro (``templates/email/_macros.html``).
