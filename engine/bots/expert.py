@@ -35,8 +35,10 @@ from engine.moves import Action, Move
 from engine.state import GameState, Phase
 from engine.view import PlayerView
 
-DEFAULT_ITERATIONS = 72
-"""Iterations per decision by default (docs/bots.md has the time they take)."""
+DEFAULT_ITERATIONS = 216
+"""Iterations per decision by default: the most that keep a choice within a second (median)
+and three (worst) in every variant with room to spare (docs/bots.md has the matches and
+times)."""
 
 ROOT_WIDTH = 8
 """How many moves the root compares: the best of the thrifty appraisal's ranking."""
