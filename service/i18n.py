@@ -115,6 +115,11 @@ def adopt_language(player: Player, language: str | None) -> None:
         player.language = language
 
 
+def email_language(player: Player, unchosen: str | None = None) -> str | None:
+    """The language to write to ``player`` in: theirs, or ``unchosen`` if they chose none."""
+    return checked_language(player.language) or unchosen
+
+
 @contextmanager
 def recipient_language(code: str | None) -> Iterator[None]:
     """Within this block, gettext and Babel's formats speak ``code`` (a recipient's saved

@@ -66,6 +66,9 @@ class NewGame:
     """The finished game this one plays again (its invitations say so)."""
     rated: bool = False
     """Rated (its end changes the players' ratings, ``service.ratings``) or casual."""
+    language: str | None = None
+    """The language of the page the form was sent from: the creator's confirmation email is
+    written in it if they have chosen none (it is not saved: the address is not proved)."""
 
     @property
     def players(self) -> tuple[tuple[str, str, str], ...]:

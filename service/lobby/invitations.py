@@ -168,19 +168,25 @@ def creator_and_invited(loaded: LoadedGame) -> tuple[Player, list[Player]]:
 
 
 def after_game_created(
-    session: Session, loaded: LoadedGame, *, creator_present: bool, rematch_of: int | None = None
+    session: Session,
+    loaded: LoadedGame,
+    *,
+    creator_present: bool,
+    rematch_of: int | None = None,
+    language: str | None = None,
 ) -> None:
     """The creation hook. ``creator_present``: the request comes from the creator's own
     signed-in browser (or an operator's command), so the invitations go now. Otherwise the
     email goes to the creator's address with the link that sends them: whoever typed the form
     gets nothing that only the address's owner may have. ``rematch_of``: the game a rematch
-    plays again, which its invitations name."""
+    plays again, which its invitations name. ``language``: the form's page's, for the
+    confirmation email of a creator who chose none."""
     if creator_present:
         send_invitations(session, loaded, rematch_of=rematch_of)
     else:
         creator, _ = creator_and_invited(loaded)
         check_confirmation_limit(session, creator)
-        emails.queue_confirmation(session, loaded)
+        emails.queue_confirmation(session, loaded, language=language)
 
 
 def send_invitations(

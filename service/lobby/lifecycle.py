@@ -135,7 +135,11 @@ def _add_seats(
     # Made here, with no address status read: an email's checks read each player's.
     loaded = LoadedGame(game, seats, None, NO_SNAPSHOTS)
     mail_invitations.after_game_created(
-        session, loaded, creator_present=creator_present, rematch_of=new.rematch_of
+        session,
+        loaded,
+        creator_present=creator_present,
+        rematch_of=new.rematch_of,
+        language=new.language,
     )
     if creator_present:
         deal_when_all_accepted(session, loaded)

@@ -8,7 +8,7 @@ button the person presses.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from flask import redirect, render_template, request, url_for
@@ -115,7 +115,7 @@ def new_game() -> tuple[str, int]:
 def create_game_view() -> Response | tuple[str, int]:
     values = {**FORM_DEFAULTS, **request.form.to_dict()}
     try:
-        new = parse_new_game(request.form.to_dict())
+        new = replace(parse_new_game(request.form.to_dict()), language=page_language())
     except FormError as error:
         return _render_new_game(values, error.errors, error.status)
     try:

@@ -31,7 +31,7 @@ from service.game_words import ruleset_title
 from service.games import reply_keys
 from service.games.loaded import LoadedGame
 from service.games.seats import known_address_status
-from service.i18n import recipient_language
+from service.i18n import email_language, recipient_language
 from service.models import AddressStatus, Game, Player, Seat, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.mime import build_mime
@@ -218,8 +218,10 @@ def queue_email(
     subject: str | None = None,
     context: Mapping[str, Any] | None = None,
     in_reply_to: str | None = None,
+    language: str | None = None,
 ) -> OutboxMessage | None:
-    """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``.
+    """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``, in
+    the player's language (``language`` if they chose none: the page a newcomer filled in).
 
     Game-thread kinds need ``game`` (as loaded: its seats and their address statuses are read
     from it); their subject is ``subject`` (what happened, by default
@@ -247,7 +249,7 @@ def queue_email(
     if not rules.game_thread and subject is None:
         raise ValueError(f"a {kind.value} email needs a subject")
     # In the recipient's language, whoever's page or task sends it (service.i18n).
-    with recipient_language(player.language):
+    with recipient_language(email_language(player, language)):
         if rules.game_thread and game is not None:
             subject = game_subject(session, game.game, subject or str(rules.subject))
         assert subject is not None

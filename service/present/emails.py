@@ -83,11 +83,14 @@ class ConfirmationEmail:
     sign_in_url: str
 
 
-def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | None:
+def queue_confirmation(
+    session: Session, loaded: LoadedGame, *, language: str | None = None
+) -> OutboxMessage | None:
     """Ask the address given as the creator's (seat A) of the game to send its invitations: the
     link is seat A's private page, where a button sends them. Also the owner's sign-in link
     ("my games"), so that the next game needs no confirmation. The subject carries no text
-    that the form's sender typed."""
+    that the form's sender typed. In the creator's language, or if they chose none in
+    ``language`` (the form's page's)."""
     game = loaded.game
     assert game.id is not None
     seats = loaded.seats
@@ -113,6 +116,7 @@ def queue_confirmation(session: Session, loaded: LoadedGame) -> OutboxMessage | 
         creator,
         confirmation,
         subject=lambda: _("Confirm your new game of %(title)s", title=ruleset_title(game.ruleset)),
+        language=language,
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from sqlmodel import Session
 
 from service.games.loaded import LoadedGame
-from service.i18n import recipient_language
+from service.i18n import email_language, recipient_language
 from service.models import Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
@@ -33,13 +33,15 @@ def queue_to_each(
     *,
     game: LoadedGame | None = None,
     subject_for: Callable[[Whom], str] | None = None,
+    language: str | None = None,
 ) -> list[OutboxMessage]:
     """Queue an email of ``kind`` to each player of ``recipients``, its frozen value
     ``email_for(whom)`` and subject ``subject_for(whom)`` (default: the kind's) built in that
-    player's language. Returns the rows queued (a player who takes no such email gets none)."""
+    player's language (``language`` for one who chose none). Returns the rows queued (a player
+    who takes no such email gets none)."""
     queued = []
     for whom, player in recipients:
-        with recipient_language(player.language):
+        with recipient_language(email_language(player, language)):
             row = queue_email(
                 session,
                 kind,
@@ -47,6 +49,7 @@ def queue_to_each(
                 game=game,
                 subject=subject_for(whom) if subject_for is not None else None,
                 context=template_values(email_for(whom)),
+                language=language,
             )
         if row is not None:
             queued.append(row)
@@ -61,6 +64,7 @@ def queue_to(
     *,
     game: LoadedGame | None = None,
     subject: Callable[[], str] | None = None,
+    language: str | None = None,
 ) -> OutboxMessage | None:
     """``queue_to_each`` for one player: the row queued, or None."""
     rows = queue_to_each(
@@ -70,5 +74,6 @@ def queue_to(
         lambda _: email(),
         game=game,
         subject_for=(lambda _: subject()) if subject is not None else None,
+        language=language,
     )
     return rows[0] if rows else None

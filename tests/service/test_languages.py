@@ -233,3 +233,21 @@ def test_confirming_an_address_on_a_page_sets_a_new_players_language(
         token = make_mail_token(MailPurpose.CONFIRM_ADDRESS, player.id)
     assert client.post(f"/mail/confirm/{token}", headers=JAPANESE).status_code == 200
     assert _language(app, "kenji@example.org") == "ja"
+
+
+def test_a_newcomers_confirmation_is_in_the_language_of_the_form(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Whoever fills in the form on a Japanese page and has chosen no language reads the
+    confirmation in Japanese; nothing is saved for the address before its owner proves it. A
+    language the address's owner chose is kept."""
+    from tests.service.conftest import VALID_FORM
+
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, "bob@example.org", "Bob").language = "en"
+    assert client.post("/games/new", data=VALID_FORM, headers=JAPANESE).status_code == 303
+    assert KANA.search(_subjects(app, "alice@example.org")[-1])
+    assert _language(app, "alice@example.org") is None
+    form = {**VALID_FORM, "a_email": "bob@example.org", "b_email": "carol@example.org"}
+    assert client.post("/games/new", data=form, headers=JAPANESE).status_code == 303
+    assert not KANA.search(_subjects(app, "bob@example.org")[-1])
