@@ -17,7 +17,7 @@ from service.games.players import find_or_add_player
 from service.models import Player
 from service.outbox import MailKind
 from service.outbox.queue import queue_email
-from tests.service.conftest import sign_in_as
+from tests.service.conftest import VALID_FORM, sign_in_as
 
 JAPANESE = {"Accept-Language": "ja,en;q=0.5"}
 
@@ -241,8 +241,6 @@ def test_a_newcomers_confirmation_is_in_the_language_of_the_form(
     """Whoever fills in the form on a Japanese page and has chosen no language reads the
     confirmation in Japanese; nothing is saved for the address before its owner proves it. A
     language the address's owner chose is kept."""
-    from tests.service.conftest import VALID_FORM
-
     with app.app_context(), session_scope() as session:
         find_or_add_player(session, "bob@example.org", "Bob").language = "en"
     assert client.post("/games/new", data=VALID_FORM, headers=JAPANESE).status_code == 303
