@@ -90,15 +90,20 @@ def free_port() -> int:
         return port
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, step: float = 0.05) -> Any:
-    """Poll ``condition`` until it returns something true; fail saying ``what`` did not happen."""
+def wait_for(
+    condition: Callable[[], Any], timeout: float, what: str, step: float = 0.05,
+    detail: Callable[[], str] | None = None,
+) -> Any:  # fmt: skip
+    """Poll ``condition`` until it returns something true; fail saying ``what`` did not happen
+    (and ``detail()``, what was seen meanwhile)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}", pytrace=False)
+            seen = f"\n{detail()}" if detail else ""
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}{seen}", pytrace=False)
         time.sleep(step)
 
 

@@ -88,8 +88,8 @@ def test_two_players_paired_by_automatch_play_and_talk_only_by_email(
 ) -> None:
     # The beat looks for standing requests due often enough to be seen within the test.
     reply_stack.settings["CHALLENGE_RENEW_EVERY_S"] = "0.5"
-    start_worker(beat=True, stack_=reply_stack)
-    inbox = Inbox(smtp)
+    worker = start_worker(beat=True, stack_=reply_stack)
+    inbox = Inbox(smtp, worker)
     with reply_web.app_context(), session_scope() as session:
         # Players of the site from earlier games: each has an address and no public name yet.
         for address, name in (ALICE, BOB):

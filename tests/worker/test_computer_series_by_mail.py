@@ -37,9 +37,9 @@ MAX_TURNS = 300
 def test_a_series_of_three_games_against_the_computer_by_email(
     web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess]
 ) -> None:
-    start_worker(beat=True)
+    worker = start_worker(beat=True)
     client = web.test_client()
-    inbox = Inbox(smtp)
+    inbox = Inbox(smtp, worker)
     form = {
         **VALID_FORM,
         "b_name": "",

@@ -37,16 +37,24 @@ MAX_TURNS = 200
 class Inbox:
     """Reads the SMTP server's messages in the order they arrived, one at a time."""
 
-    def __init__(self, smtp: SMTPServer) -> None:
+    def __init__(self, smtp: SMTPServer, worker: WorkerProcess | None = None) -> None:
         self.smtp = smtp
+        self.worker = worker
+        """Whose log a timeout shows: what the sweeps and deliveries did meanwhile."""
         self.read = 0
 
-    def next(self, timeout: float = 30) -> email.message.EmailMessage:
+    def next(self, timeout: float = 60) -> email.message.EmailMessage:
         def arrived() -> email.message.EmailMessage | None:
             messages = self.smtp.mailbox.messages()
             return messages[self.read] if len(messages) > self.read else None
 
-        message: email.message.EmailMessage = wait_for(arrived, timeout, "the next email")
+        def worker_log() -> str:
+            worker = self.worker
+            return f"the worker's log ends:\n{worker.log_text()[-6000:]}" if worker else ""
+
+        message: email.message.EmailMessage = wait_for(
+            arrived, timeout, "the next email", detail=worker_log
+        )
         self.read += 1
         return message
 
@@ -63,9 +71,9 @@ def kind_of(web: Flask, message: email.message.EmailMessage) -> str:
 def test_a_whole_game_played_by_email(
     web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess]
 ) -> None:
-    start_worker(beat=True)
+    worker = start_worker(beat=True)
     client = web.test_client()
-    inbox = Inbox(smtp)
+    inbox = Inbox(smtp, worker)
     started = time.monotonic()
     with mock.patch("service.lobby.lifecycle.secrets.token_hex", lambda _n: SEED):
         assert client.post("/games/new", data=VALID_FORM).status_code == 303

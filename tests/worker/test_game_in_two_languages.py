@@ -198,8 +198,8 @@ def test_a_game_between_an_english_and_a_japanese_player_each_in_their_own_langu
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
     web = reply_web
-    start_worker(beat=True, stack_=reply_stack)
-    inbox = Inbox(smtp)
+    worker = start_worker(beat=True, stack_=reply_stack)
+    inbox = Inbox(smtp, worker)
     alice, kenji = web.test_client(), web.test_client()
     alice.environ_base.update(ENGLISH_BROWSER)
     kenji.environ_base.update(JAPANESE_BROWSER)

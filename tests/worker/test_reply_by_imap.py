@@ -90,8 +90,8 @@ def test_a_whole_game_played_by_replies_through_an_imap_mailbox(
     dovecot: Dovecot,  # noqa: F811
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
-    start_worker(beat=True, stack_=imap_stack)
-    inbox = Inbox(smtp)
+    worker = start_worker(beat=True, stack_=imap_stack)
+    inbox = Inbox(smtp, worker)
     start_game(imap_web, inbox)
     started = time.monotonic()
     kinds = play_by_replies(imap_web, inbox.next, deliver(dovecot))
@@ -121,8 +121,8 @@ def test_the_idle_watcher_reads_a_reply_at_once_and_marks_it_after_receiving(
     imap_stack: ReplyStack,
 ) -> None:
     # A worker without beat: only the watcher reads the mailbox.
-    start_worker(beat=False, stack_=imap_stack)
-    inbox = Inbox(smtp)
+    worker = start_worker(beat=False, stack_=imap_stack)
+    inbox = Inbox(smtp, worker)
     start_game(imap_web, inbox)
     stop = threading.Event()
 

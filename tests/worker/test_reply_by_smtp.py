@@ -71,8 +71,8 @@ def test_a_whole_game_played_by_replies_through_the_smtp_receiver(
     receiver: SMTPReceiver,
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
-    start_worker(beat=True, stack_=reply_stack)
-    inbox = Inbox(smtp)
+    worker = start_worker(beat=True, stack_=reply_stack)
+    inbox = Inbox(smtp, worker)
     started = time.monotonic()
     start_game(reply_web, inbox)
 

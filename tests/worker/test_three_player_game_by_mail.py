@@ -182,9 +182,9 @@ def on_private_page(
 def test_a_whole_game_for_three_played_by_email(
     web: Flask, smtp: SMTPServer, start_worker: Callable[..., WorkerProcess]
 ) -> None:
-    start_worker(beat=True)
+    worker = start_worker(beat=True)
     clients = {seat: web.test_client() for seat in "ABC"}
-    inbox = Inbox(smtp)
+    inbox = Inbox(smtp, worker)
     rng = random.Random(RNG_SEED)
     started = time.monotonic()
 
