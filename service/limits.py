@@ -14,12 +14,14 @@ proxy saw (``X-Forwarded-For``), not the proxy's own, for requests that come fro
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
-from flask import Flask, Response, g
+from flask import Flask, Response, current_app, g
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 
 from service.catalogue import lazy_gettext
 from service.db import session_scope
@@ -40,14 +42,18 @@ MAIL_SENDING_ENDPOINTS = (
 """Requests that can make the site email an address the client typed."""
 WHOLE_SITE_ENDPOINTS = ("lobby.create_game_view", "lobby.send_invitation")
 """Of those, the ones under the whole-site ceiling: they can email a stranger. The "my games"
-request is not: it emails only a player the site knows, a few times a day at most
-(``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY``), and it is how a person who has confirmed an address
-signs in again, which strangers filling the ceiling must not stop."""
+request is not: it is how a person who has confirmed an address signs in again, which
+strangers filling the ceiling must not stop. Its links to addresses no player has are counted
+by ``new_address_email_allowed`` instead."""
+
+NEW_ADDRESS_SCOPE = "new-address-links"
 
 UNLIMITED_ENDPOINTS = ("static", "health.healthz")
 """Never counted, never waiting on the counters' Redis (load balancers ask often)."""
 
 GLOBAL_KEY = "whole-site"
+
+logger = logging.getLogger(__name__)
 
 
 class LimitsSettings(TypedDict):
@@ -116,6 +122,29 @@ def _signed_in() -> bool:
     """A signed-in player is not under the whole-site ceiling: strangers filling it must not
     lock out the people who have already confirmed an address (counted by ``_client_key``)."""
     return _signed_in_player_id() is not None
+
+
+def new_address_email_allowed() -> bool:
+    """Whether the "my games" request may email one more address no player has (a newcomer's
+    sign-in link), counted against a ceiling of the same size as the whole site's
+    (``RATE_LIMIT_MAIL_WHOLE_SITE``) but apart from it. Kept in the view, not as a limit of the
+    endpoint: the answer must read the same whether or not the address is known, and a known
+    player's link is never held back. A counter that cannot be reached lets the email through,
+    as the request limits do."""
+    config = current_app.config
+    limiter: Limiter = current_app.extensions["battleline.limiter"]
+    if not limiter.enabled:
+        return True
+    prefix = str(config["RATELIMIT_KEY_PREFIX"])
+    try:
+        hits = [
+            limiter.limiter.hit(item, prefix, NEW_ADDRESS_SCOPE, GLOBAL_KEY)
+            for item in parse_many(str(config["RATE_LIMIT_MAIL_WHOLE_SITE"]))
+        ]
+    except Exception:
+        logger.warning("the ceiling of new addresses' links could not be counted", exc_info=True)
+        return True
+    return all(hits)
 
 
 def _methods(app: Flask, endpoint: str) -> set[str]:

@@ -22,9 +22,12 @@ def find_player(session: Session, email: str) -> Player | None:
 
 def find_or_add_player(session: Session, email: str, display_name: str) -> Player:
     """The player with this (normalised) email, added if new. An existing player keeps their
-    name; an invitation cannot rename someone (only ``name_by_owner`` does)."""
+    name; an invitation cannot rename someone (only ``name_by_owner`` does). A player with no
+    label yet (a newcomer who asked for their sign-in link) takes the one typed here."""
     player = find_player(session, email)
     if player is not None:
+        if not player.display_name and not player.name_confirmed:
+            player.display_name = display_name
         return player
     try:
         # A savepoint: a concurrent request adding the same new address wins without an error.

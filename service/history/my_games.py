@@ -1,8 +1,8 @@
 """A player's "my games" page, reached by a signed link they ask for with their email address.
 
 The answer to the request never tells whether the address is known. ``request_my_games_link``
-is the one place that makes the link; ``send_my_games_link`` mails it (in development the page
-also shows it).
+is the one place that makes the link; ``send_my_games_link`` mails it, to a newcomer too (in
+development the page also shows it).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from sqlmodel import Session, col, select
 from service import tokens
 from service.catalogue import gettext, lazy_gettext
 from service.game_words import ruleset_title
-from service.games.players import find_player
+from service.games.players import find_or_add_player, find_player
 from service.games.seats import seats_of_games
+from service.limits import new_address_email_allowed
 from service.links import external_url
-from service.models import Game, GameStatus, Player, Visibility, utcnow
+from service.models import Game, GameStatus, Player, Seat, Visibility, utcnow
 from service.outbox.kinds import MailKind
 from service.outbox.queue import emails_queued_since
 from service.player_fields import check_email
@@ -66,24 +67,45 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     return external_url("history.my_games", token=token)
 
 
-def send_my_games_link(session: Session, email: str) -> str | None:
-    """Email the "my games" link to the player with this address, if there is one and they have
-    not had ``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY`` of them in the last day (anyone can type any
-    address: this must not become a way to flood someone). Returns the link, or None.
+def send_my_games_link(session: Session, email: str, language: str | None = None) -> str | None:
+    """Email the "my games" link to the player with this address; an address no player has
+    becomes a new player's (a newcomer signs in with it, then chooses their name), while new
+    addresses' links stay under the site's ceiling (``limits.new_address_email_allowed``;
+    over it, no player is added and nothing sent). No address gets more than
+    ``MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY`` of them a day (anyone can type any address: this
+    must not become a way to flood someone). The email is in the player's language, or
+    ``language`` (the page's) if they chose none; nothing is saved. Returns the link, or None.
 
     Raises EmailFormError when ``email`` is not an address. The caller answers the same
     whatever happened, so nobody learns whether the address plays here.
     """
-    link = request_my_games_link(session, email)
+    try:
+        address = check_email(email)
+    except ValueError:
+        raise EmailFormError(_address_refused(email)) from None
+    player = find_player(session, address)
+    if player is None:
+        if not new_address_email_allowed():
+            return None
+        # No label yet: the name page asks for one at the first sign-in.
+        player = find_or_add_player(session, address, "")
+    link = request_my_games_link(session, address)
     if link is None:
         return None
-    player = find_player(session, email.strip().lower())
-    assert player is not None  # a link was made for this address
+    assert player.id is not None
     since = utcnow() - timedelta(days=1)
     already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
     if already < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):
-        queue_my_games_email(session, player, link)
+        welcome = not _has_games(session, player)
+        queue_my_games_email(session, player, link, welcome=welcome, language=language)
     return link
+
+
+def _has_games(session: Session, player: Player) -> bool:
+    return (
+        session.exec(select(Seat.id).where(Seat.player_id == player.id).limit(1)).first()
+        is not None
+    )
 
 
 def player_for_token(session: Session, token: tokens.PlayerToken) -> Player:

@@ -147,8 +147,8 @@ def my_games_request_sent() -> tuple[str, int]:
         if len(email) > MAX_EMAIL_FIELD:
             raise EmailFormError(lazy_gettext("That is longer than any email address."))
         with session_scope() as session:
-            # Emails the link (a few a day per address at most); None for an unknown address.
-            link = send_my_games_link(session, email)
+            # Emails the link (a few a day per address at most), to a newcomer too.
+            link = send_my_games_link(session, email, page_language())
     except EmailFormError as error:
         page = render_template(
             "history/my_games_request.html", email=email, sent=False, error=str(error)

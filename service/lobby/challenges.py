@@ -82,6 +82,18 @@ def suspended_error() -> ChallengeError:
     )
 
 
+def nameless_error() -> ChallengeError:
+    """The refusal a player with no name at all (a newcomer who has not chosen one) gets for
+    posting, accepting or asking for an opponent: the lobby lists players by name."""
+    return ChallengeError(
+        lazy_gettext(
+            "Choose the name other players will see first (your public name, from your games "
+            "page). Nothing was changed."
+        ),
+        403,
+    )
+
+
 def _open_now(now: datetime) -> sa.ColumnElement[bool]:
     return sa.and_(col(Challenge.status) == ChallengeStatus.OPEN, col(Challenge.expires_at) > now)
 
@@ -90,9 +102,10 @@ def post_challenge(
     session: Session, poster: Player, terms: ChallengeTerms, kind: ChallengeKind
 ) -> Challenge:
     """Store an open challenge (or standing request) of ``poster``. Raises ChallengeError: 403
-    when they are suspended, 429 when they have ``MAX_OPEN_CHALLENGES`` open already. Two posts
-    at once are counted one after the other, and a suspension at the same moment either comes
-    first or withdraws it: the poster's row is locked, and read as it is then."""
+    when they are suspended or have no name, 429 when they have ``MAX_OPEN_CHALLENGES`` open
+    already. Two posts at once are counted one after the other, and a suspension at the same
+    moment either comes first or withdraws it: the poster's row is locked, and read as it is
+    then."""
     assert poster.id is not None
     now = clock.now()
     suspended_at = session.exec(
@@ -100,6 +113,8 @@ def post_challenge(
     ).one()
     if suspended_at is not None:
         raise suspended_error()
+    if not poster.display_name:
+        raise nameless_error()
     open_count = session.exec(
         select(func.count())
         .select_from(Challenge)
@@ -218,10 +233,12 @@ def take(session: Session, challenge: Challenge, taker: Player) -> Game | None:
 
 def accept_challenge(session: Session, challenge_id: int, taker: Player) -> Game:
     """``taker`` accepts an open challenge of the lobby: the game is dealt at once. Raises
-    ChallengeError: the taker suspended (403), no such challenge (404), their own (409), not
-    open to them (403), already taken, withdrawn or expired (409)."""
+    ChallengeError: the taker suspended or nameless (403), no such challenge (404), their own
+    (409), not open to them (403), already taken, withdrawn or expired (409)."""
     if taker.suspended_at is not None:
         raise suspended_error()
+    if not taker.display_name:
+        raise nameless_error()
     challenge = _challenge_row(session, challenge_id)
     if challenge is None or challenge.kind != ChallengeKind.OPEN:
         raise ChallengeError(lazy_gettext("There is no such challenge."), 404)

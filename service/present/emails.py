@@ -301,17 +301,32 @@ def queue_series_left(
 
 @dataclass(frozen=True, slots=True)
 class MyGamesEmail:
-    """The link to a player's list of games."""
+    """The link to a player's list of games; ``welcome``: to a newcomer with none yet, for
+    whom the link is how they sign in and become a player."""
 
     games_url: str
+    welcome: bool = False
 
 
-def queue_my_games_email(session: Session, player: Player, games_url: str) -> OutboxMessage | None:
-    """Send a player the link to the list of their games (``games_url``, signed by the caller)."""
+def queue_my_games_email(
+    session: Session,
+    player: Player,
+    games_url: str,
+    *,
+    welcome: bool = False,
+    language: str | None = None,
+) -> OutboxMessage | None:
+    """Send a player the link to the list of their games (``games_url``, signed by the caller);
+    ``welcome`` a newcomer (no games yet); ``language`` for a player who chose none."""
     return queue_to(
         session,
         MailKind.MY_GAMES,
         player,
-        lambda: MyGamesEmail(games_url),
-        subject=lambda: _("Your games on Battle Line by mail"),
+        lambda: MyGamesEmail(games_url, welcome),
+        subject=lambda: (
+            _("Sign in to Battle Line by mail")
+            if welcome
+            else _("Your games on Battle Line by mail")
+        ),
+        language=language,
     )

@@ -201,7 +201,7 @@ def test_three_seats_play_a_whole_game(
     ada.goto(f"{server.url}/me")
     ada.get_by_label("Your email").fill(PLAYERS["A"][1])
     ada.get_by_role("button", name="Send me the link").click()
-    expect(ada.get_by_role("status")).to_contain_text("a link to their games is on its way")
+    expect(ada.get_by_role("status")).to_contain_text("A link to sign in is on its way")
     open_email(ada, server, PLAYERS["A"][1], "my_games")
     ada.locator("pre a", has_text="/me/").first.click()
     ada.get_by_role("button", name="Sign in on this browser").click()

@@ -136,7 +136,9 @@ def test_my_games_request_is_the_same_for_known_and_unknown(
     with production.app_context(), session_scope() as session:
         link = request_my_games_link(session, "alice@example.org")
         assert link is not None and link.startswith("https://bl.example/me/")
-        assert request_my_games_link(session, "nobody@example.org") is None
+        # Asking made the newcomer a player (tests/service/test_newcomer_sign_in.py).
+        assert request_my_games_link(session, "nobody@example.org") is not None
+        assert request_my_games_link(session, "never-asked@example.org") is None
     get_engine(production).dispose()
 
 
@@ -155,11 +157,9 @@ def test_my_games_link_in_development(app: Flask, client: FlaskClient) -> None:
     # The payload of B's private token (the signature's timestamp may be a second later).
     assert f"/p/{game['token']['B'].split('.')[0]}." in html
     assert seed_of(app, game["id"]) not in html
-    # Unknown addresses get the same words and no link.
+    # A new address gets the same words, and its own link (it signs a newcomer in).
     other = client.post("/me", data={"email": "carol@example.org"}).get_data(as_text=True)
-    assert "If a player uses this address" in other and "/me/" not in other.replace(
-        'action="/me"', ""
-    )
+    assert "A link to sign in is on its way" in other and link.group(1) not in other
 
 
 @pytest.mark.parametrize(

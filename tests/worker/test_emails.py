@@ -150,7 +150,6 @@ def test_my_games_email(app: Flask, client: FlaskClient) -> None:
     with app.app_context(), session_scope() as session:
         link = send_my_games_link(session, " Bob@Example.org ")
         assert link is not None
-        assert send_my_games_link(session, "nobody@example.org") is None
     row = only_row(app, kind=MailKind.MY_GAMES)
     assert row.recipient == "bob@example.org" and link in row.text_body
     assert "Bob" in get_ok(client, link)
