@@ -38,6 +38,7 @@ from service.tournaments.settings import (
     TournamentRefusal,
     TournamentSettings,
     check_settings,
+    least_players,
 )
 from service.tournaments.standing import entrants_of
 
@@ -177,7 +178,7 @@ def start(session: Session, tournament_id: int, by: Player | None = None) -> Tou
     entrants = sorted(entrants, key=lambda e: (-e.start_rating, e.player_id))
     players = tuple(e.player_id for e in entrants)
     kind = TournamentKind(tournament.kind)
-    least = 3 if kind is TournamentKind.ROUND_ROBIN else max(2, 2 * tournament.rounds)
+    least = least_players(kind, tournament.rounds)
     if len(players) < least:
         raise TournamentRefusal(
             lazy_gettext("This tournament needs at least %(count)s players.", count=least)

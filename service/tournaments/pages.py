@@ -13,6 +13,7 @@ from service.models import Game, Player
 from service.tournaments.ladder import ladder_state, may_challenge
 from service.tournaments.models import Entrant, Tournament, TournamentKind, TournamentStatus
 from service.tournaments.rungs import day_number
+from service.tournaments.settings import least_players
 from service.tournaments.standing import crosstable_of, entrants_of, pairings_of, standings_of
 
 LIST_LIMIT = 100
@@ -112,6 +113,8 @@ class TournamentPage:
     visitor_withdrawn: bool
     visitor_organises: bool
     entering: bool
+    least_players: int
+    """How many entrants it needs to start."""
 
 
 def tournament_list(session: Session) -> tuple[TournamentLine, ...]:
@@ -229,6 +232,7 @@ def tournament_page(
         visitor_withdrawn=me in withdrawn,
         visitor_organises=organises,
         entering=tournament.status == TournamentStatus.ENTERING,
+        least_players=least_players(TournamentKind(tournament.kind), tournament.rounds),
     )
 
 

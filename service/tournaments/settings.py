@@ -33,6 +33,15 @@ class NoSuchTournament(TournamentRefusal):
         super().__init__(lazy_gettext("There is no such tournament."), 404)
 
 
+def least_players(kind: TournamentKind, rounds: int) -> int:
+    """How many entrants a tournament needs to start: a round-robin section's three, a ladder's
+    two, and for a Swiss tournament twice its rounds (its rounds are at most half the players:
+    docs/tournaments.md, "Rounds")."""
+    if kind is TournamentKind.ROUND_ROBIN:
+        return 3
+    return max(2, 2 * rounds)
+
+
 @dataclass(frozen=True)
 class TournamentSettings:
     name: str

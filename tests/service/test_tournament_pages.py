@@ -56,6 +56,10 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     assert client.post("/tournaments", data=other_order).status_code == 400  # twice the same
     assert client.post(f"{url}/enter").status_code == 303
     assert "冬の大会" in client.get("/tournaments").get_data(as_text=True)
+    # Too few to start: the organiser is told how many it needs, not offered a button to fail.
+    waiting = client.get(url).get_data(as_text=True)
+    assert "You can start it once 3 players have entered." in waiting
+    assert "Start now" not in waiting
     with app.app_context(), session_scope() as session:
         tournament = session.exec(select(Tournament)).one()
         assert tournament.id is not None
@@ -64,6 +68,7 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
         other = app.test_client()
         sign_in_as(app, other, email, name)
         assert other.post(f"{url}/enter").status_code == 303
+    assert "Start now" in client.get(url).get_data(as_text=True)
     assert client.post(f"{url}/start").status_code == 303
     mine = client.get("/me").get_data(as_text=True)
     assert mine.count("Tournament: 冬の大会, round") == 2  # Alice's two games of the section
