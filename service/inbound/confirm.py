@@ -19,7 +19,6 @@ from sqlmodel import Session
 import engine
 from service import clock, tokens
 from service.games.loaded import LoadedGame, load_game
-from service.i18n import recipient_language
 from service.inbound_models import InboundMessage
 from service.links import external_url, private_page_url
 from service.models import Game, Player, Seat
@@ -96,8 +95,12 @@ def hold(
         return None
     url = external_url("reply_confirm.confirm_page", token=make_token(seat, game.ply, row.id))
     # The moves in words and the game's facts in the recipient's language (service.i18n).
-    with recipient_language(player.language):
-        context = {
+    return queue_email(
+        session,
+        MailKind.REPLY_CONFIRM,
+        player,
+        game=loaded,
+        context=lambda: {
             **game_facts(game),
             "moves": described(moves),
             "turn": game.ply + 1,
@@ -105,11 +108,9 @@ def hold(
             "own_address": player.email,
             "reason": reason,
             "private_url": private_page_url(seat),
-        }
-        return queue_email(
-            session, MailKind.REPLY_CONFIRM, player, game=loaded, context=context,
-            in_reply_to=in_reply_to,
-        )  # fmt: skip
+        },
+        in_reply_to=in_reply_to,
+    )
 
 
 def seat_of(session: Session, token: ConfirmToken) -> tuple[Game, Seat, Player]:

@@ -13,7 +13,7 @@ is still there and the beat sweep sends it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from email.utils import make_msgid
 from typing import Any
@@ -215,13 +215,15 @@ def queue_email(
     player: Player,
     *,
     game: LoadedGame | None = None,
-    subject: str | None = None,
-    context: Mapping[str, Any] | None = None,
+    subject: str | Callable[[], str] | None = None,
+    context: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
     in_reply_to: str | None = None,
     language: str | None = None,
 ) -> OutboxMessage | None:
     """Render an email of ``kind`` for ``player`` and add it to the outbox in ``session``, in
     the player's language (``language`` if they chose none: the page a newcomer filled in).
+    ``subject`` and ``context`` may be given as functions that make them: they are called in
+    that language, and not at all for a player who takes no such email.
 
     Game-thread kinds need ``game`` (as loaded: its seats and their address statuses are read
     from it); their subject is ``subject`` (what happened, by default
@@ -250,6 +252,10 @@ def queue_email(
         raise ValueError(f"a {kind.value} email needs a subject")
     # In the recipient's language, whoever's page or task sends it (service.i18n).
     with recipient_language(email_language(player, language)):
+        if callable(subject):
+            subject = subject()
+        if callable(context):
+            context = context()
         if rules.game_thread and game is not None:
             subject = game_subject(session, game.game, subject or str(rules.subject))
         assert subject is not None

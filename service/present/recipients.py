@@ -1,7 +1,7 @@
 """Queueing one kind of email to each of its recipients, each built in its recipient's language:
-every word made in Python for an email (its frozen value, its subject) is made inside
-``recipient_language``, so a game between an English and a Japanese player gives each their
-own, whoever's page or task sends it."""
+every word made in Python for an email (its frozen value, its subject) is made by a function
+``queue_email`` calls inside ``recipient_language``, so a game between an English and a
+Japanese player gives each their own, whoever's page or task sends it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, TypeVar
 from sqlmodel import Session
 
 from service.games.loaded import LoadedGame
-from service.i18n import email_language, recipient_language
 from service.models import Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
 
 Whom = TypeVar("Whom")
 """What a builder needs to know of a recipient (a seat letter, a seat row, nothing)."""
+Made = TypeVar("Made")
 
 
 def queue_to_each(
@@ -41,19 +41,23 @@ def queue_to_each(
     who takes no such email gets none)."""
     queued = []
     for whom, player in recipients:
-        with recipient_language(email_language(player, language)):
-            row = queue_email(
-                session,
-                kind,
-                player,
-                game=game,
-                subject=subject_for(whom) if subject_for is not None else None,
-                context=template_values(email_for(whom)),
-                language=language,
-            )
+        row = queue_email(
+            session,
+            kind,
+            player,
+            game=game,
+            subject=_bound(subject_for, whom) if subject_for is not None else None,
+            context=_bound(lambda w: template_values(email_for(w)), whom),
+            language=language,
+        )
         if row is not None:
             queued.append(row)
     return queued
+
+
+def _bound(make: Callable[[Whom], Made], whom: Whom) -> Callable[[], Made]:
+    """``make`` for this recipient, to be called by ``queue_email`` in their language."""
+    return lambda: make(whom)
 
 
 def queue_to(
