@@ -10,14 +10,14 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlmodel import SQLModel, select
+from sqlmodel import select
 
-from service.db import get_engine, session_scope
+from service.db import session_scope
 from service.games.players import find_or_add_player, find_player
 from service.models import Player
 from service.outbox import MailKind
 from service.players.challenge_models import Challenge
-from tests.service.conftest import make_test_app, sign_in_as
+from tests.service.conftest import empty_and_close, make_test_app, sign_in_as
 from tests.worker.outbox_rows import link_to, path_of, rows
 
 NEWCOMER = "newt@example.org"
@@ -122,10 +122,7 @@ def ceiling_app(database_url: str) -> Iterator[Flask]:
         RATE_LIMIT_MAIL_WHOLE_SITE="3/hour",
     )
     yield app
-    with get_engine(app).begin() as connection:
-        for table in reversed(SQLModel.metadata.sorted_tables):
-            connection.execute(table.delete())
-    get_engine(app).dispose()
+    empty_and_close(app)
 
 
 def test_links_to_new_addresses_stay_under_the_whole_site_ceiling_silently(
