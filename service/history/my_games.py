@@ -55,12 +55,21 @@ def request_my_games_link(session: Session, email: str) -> str | None:
     the same way in both cases (the mail area sends the link; nobody learns whether the
     address plays here).
     """
+    player = find_player(session, _checked_address(email))
+    return None if player is None else _my_games_link(player)
+
+
+def _checked_address(email: str) -> str:
+    """``email`` as stored (``check_email``); raises EmailFormError when it is no address."""
     try:
-        address = check_email(email)
+        return check_email(email)
     except ValueError:
         raise EmailFormError(_address_refused(email)) from None
-    player = find_player(session, address)
-    if player is None or player.closed_at is not None:
+
+
+def _my_games_link(player: Player) -> str | None:
+    """The player's "my games" link; None for a closed account (its links died with it)."""
+    if player.closed_at is not None:
         return None
     assert player.id is not None
     token = tokens.make_games_token(player.id, player.token_generation)
@@ -79,20 +88,16 @@ def send_my_games_link(session: Session, email: str, language: str | None = None
     Raises EmailFormError when ``email`` is not an address. The caller answers the same
     whatever happened, so nobody learns whether the address plays here.
     """
-    try:
-        address = check_email(email)
-    except ValueError:
-        raise EmailFormError(_address_refused(email)) from None
+    address = _checked_address(email)
     player = find_player(session, address)
     if player is None:
         if not new_address_email_allowed():
             return None
         # No label yet: the name page asks for one at the first sign-in.
         player = find_or_add_player(session, address, "")
-    link = request_my_games_link(session, address)
+    link = _my_games_link(player)
     if link is None:
         return None
-    assert player.id is not None
     since = utcnow() - timedelta(days=1)
     already = emails_queued_since(session, MailKind.MY_GAMES, since, player_id=player.id)
     if already < int(current_app.config["MY_GAMES_EMAILS_PER_ADDRESS_PER_DAY"]):

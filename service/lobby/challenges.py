@@ -94,6 +94,15 @@ def nameless_error() -> ChallengeError:
     )
 
 
+def _check_may_meet_strangers(player: Player, suspended_at: datetime | None) -> None:
+    """Raises ChallengeError (403) when ``player`` may not post, accept or ask for an opponent:
+    suspended by the operator (``suspended_at``, as the caller read it) or with no name yet."""
+    if suspended_at is not None:
+        raise suspended_error()
+    if not player.display_name:
+        raise nameless_error()
+
+
 def _open_now(now: datetime) -> sa.ColumnElement[bool]:
     return sa.and_(col(Challenge.status) == ChallengeStatus.OPEN, col(Challenge.expires_at) > now)
 
@@ -111,10 +120,7 @@ def post_challenge(
     suspended_at = session.exec(
         select(Player.suspended_at).where(Player.id == poster.id).with_for_update()
     ).one()
-    if suspended_at is not None:
-        raise suspended_error()
-    if not poster.display_name:
-        raise nameless_error()
+    _check_may_meet_strangers(poster, suspended_at)
     open_count = session.exec(
         select(func.count())
         .select_from(Challenge)
@@ -235,10 +241,7 @@ def accept_challenge(session: Session, challenge_id: int, taker: Player) -> Game
     """``taker`` accepts an open challenge of the lobby: the game is dealt at once. Raises
     ChallengeError: the taker suspended or nameless (403), no such challenge (404), their own
     (409), not open to them (403), already taken, withdrawn or expired (409)."""
-    if taker.suspended_at is not None:
-        raise suspended_error()
-    if not taker.display_name:
-        raise nameless_error()
+    _check_may_meet_strangers(taker, taker.suspended_at)
     challenge = _challenge_row(session, challenge_id)
     if challenge is None or challenge.kind != ChallengeKind.OPEN:
         raise ChallengeError(lazy_gettext("There is no such challenge."), 404)
