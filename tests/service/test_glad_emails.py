@@ -195,6 +195,10 @@ def test_game_over_email_shows_the_final_board_and_the_deciding_flags(
         assert f"({state.turn} turns)" in words(text).replace("turn by turn ", "")
         assert "moves)" not in text
         assert all(len(line) <= 78 or "http" in line for line in text.splitlines())
+        # Paragraphs apart by one blank line: the rematch's not glued to the seed's.
+        assert "\n\nPlay again with " in text
+    for row in rows(app):
+        assert "\n\n\n" not in row.text_body, (row.kind, row.text_body)
 
 
 # --- the your-turn email: 80 columns, one link, half the weight ---------------------------------

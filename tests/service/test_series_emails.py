@@ -85,6 +85,8 @@ def test_every_seat_is_told_of_the_next_game_with_its_own_link(
         for seat in seats:
             text = overs[PEOPLE[seat]].text_body
             assert "The next game is dealt" in text, f"seat {seat} was not told"
+            assert "\n\n\n" not in text  # one blank line between paragraphs
+            assert "\n\nSeries points " in text and "\n\nSeries (" in text
             assert _link_payload(following_id, seat) in text, f"seat {seat}: not its own link"
             for other in seats:
                 if other != seat:
