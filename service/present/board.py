@@ -134,7 +134,7 @@ def board_html(
                 else ""
             )
             holder = (
-                f'<span class="held"><span aria-hidden="true">⚑ </span>'
+                f'<span class="holder"><span aria-hidden="true">⚑ </span>'
                 f'<span class="visually-hidden">{held_by}</span>{escape(labels[flag.claimed_by])}'
                 "</span>"
                 if flag.claimed_by

@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from service import tokens
 from service.db import session_scope
+from service.games.state import apply_moves
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.outbox import MailKind
@@ -23,6 +24,7 @@ from tests.browser.conftest import ARTEFACTS, PHONE, Axe, LiveServer, Shots
 from tests.service.conftest import VALID_FORM
 from tests.service.test_reading_a_game import play_a_turn
 from tests.worker.outbox_rows import rows
+from tests.worker.turn_games import plain_turn, state_of
 
 TAP = 44
 """The smallest tap target, in CSS pixels, each way (WCAG 2.5.5)."""
@@ -128,3 +130,42 @@ def test_the_private_page_on_a_phone(
     ][-1:]
     phone.set_content(email.html_body)
     assert small_boxes(phone, "a[href*='/m/']") == []
+
+
+def test_names_stay_whole_on_a_phone(live_server: LiveServer, phone: Page) -> None:
+    """Who holds a flag reads on one line under its number (it broke inside the name, "Rut/h",
+    when the column was narrower than a flag and a name), a name too long for it ends in an
+    ellipsis, and no link of the site's menu breaks between its words."""
+    app = live_server.app
+    form = {**VALID_FORM, "a_name": "Ruth", "a_email": "ruth@example.org"}
+    form |= {"b_name": "Wilhelmina-Maximiliane", "b_email": "w@example.org", "visibility": "public"}
+    with app.app_context(), session_scope() as session:
+        game, _ = create_game(session, parse_new_game(form), creator_present=True)
+        assert game.id is not None
+        game_id, public_id = game.id, game.public_id
+        accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
+    for _ in range(200):
+        state = state_of(app, game_id)
+        if state.result is not None:
+            break
+        with app.app_context(), session_scope() as session:
+            apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
+    assert state.result is not None
+
+    phone.goto(f"{live_server.url}/games/{public_id}")
+    holders: list[dict[str, Any]] = phone.evaluate(
+        """() => [...document.querySelectorAll('.stake > span:not(.num):not(.size)')].map(e => ({
+            text: e.textContent, lines: e.getBoundingClientRect().height
+                / parseFloat(getComputedStyle(e).lineHeight),
+            cut: e.scrollWidth > e.clientWidth}))"""
+    )
+    # "held by" is said to screen readers only.
+    names = {h["text"].replace("⚑ held by ", "") for h in holders}
+    assert names and names <= {"Ruth", "Wilhelmina-Maximiliane"}, holders
+    assert all(h["lines"] < 1.5 for h in holders), holders
+    assert all(h["cut"] == ("Wilhelmina" in h["text"]) for h in holders), holders
+    menu: list[int] = phone.evaluate(
+        """() => [...document.querySelectorAll('header nav.site a')]
+            .map(a => a.getClientRects().length)"""
+    )
+    assert menu and all(count == 1 for count in menu), menu

@@ -192,7 +192,7 @@ def test_a_private_page_mid_game_with_tactics_and_proofs(
     page = get_ja(client, f"/p/{mid_game.token['A']}")
     # What the page must hold for the check to mean something: tactics, held tactics, proofs,
     # the claim explained in the move list, the board.
-    for shown in ('value="SCOUT"', "REDEPLOY ", "DESERTER ", "TRAITOR ", 'class="held"',
+    for shown in ('value="SCOUT"', "REDEPLOY ", "DESERTER ", "TRAITOR ", 'class="unplayable"',
                   'class="proof"', 'class="why"', 'class="line"', "data-deadline"):  # fmt: skip
         assert shown in page, shown
     assert_japanese(page, "private page (to move)")
