@@ -77,7 +77,21 @@ class Conversation:
         )
 
 
-def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversation:
+def people_to_talk_to(loaded: LoadedGame, seat: str) -> bool:
+    """Whether another seat of the game is a person's: against the computer alone there is
+    nobody to write to, mute or block, and the page offers none of it."""
+    reader = loaded.seats[seat][1]
+    return any(
+        letter != seat and player.computer is None and player.id != reader.id
+        for letter, (_, player) in loaded.seats.items()
+    )
+
+
+def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversation | None:
+    """The game's messages as ``seat`` reads them, and its choices about them; None when no
+    other seat is a person's."""
+    if not people_to_talk_to(loaded, seat):
+        return None
     seats = loaded.seats
     reader = seats[seat][1]
     assert reader.id is not None

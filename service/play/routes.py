@@ -53,7 +53,7 @@ def private_page(token: str) -> Response | str:
                 "private", game.id, game.ply, game.status, game.updated_at, seat.letter,
                 seat.token_generation, seat.preferences, player.preferences, bouncing,
                 series_version(session, game), computer_plays_now(loaded),
-                player.time_zone, deadline_left(game.deadline), names, talk.version,
+                player.time_zone, deadline_left(game.deadline), names, talk and talk.version,
             )  # fmt: skip
             unchanged = not_modified(etag, PRIVATE)
             if unchanged is not None:
@@ -86,10 +86,10 @@ def render_private_page(
     seat: Seat,
     token: str,
     bouncing: list[BouncingAddress],
-    talk: Conversation | None = None,
+    talk: Conversation | None,
 ) -> str:
     """The private page of a dealt game, with the seats whose email bounces, the player's
-    turn preferences and the game's messages (``talk``, when the caller read them already)."""
+    turn preferences and the game's messages (``talk``; None against the computer alone)."""
     summary = game_summary(loaded)
     state = load_state(session, loaded)
     _, player = loaded.seats[seat.letter]
@@ -102,7 +102,7 @@ def render_private_page(
         bouncing=bounce_notices(bouncing, seat.letter),
         preferences=turn_preferences(player, seat),
         time_zone=player.time_zone,
-        conversation=talk or conversation(session, loaded, seat.letter),
+        conversation=talk,
         **template_values(private_page_context(session, loaded, seat.letter, state)),
     )
 

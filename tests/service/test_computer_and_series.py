@@ -31,7 +31,7 @@ from service.games.seats import read_seats
 from service.games.series import series_score
 from service.games.state import apply_moves, load_state
 from service.lobby.forms import FormError, parse_new_game
-from service.lobby.lifecycle import create_game
+from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, GameStatus, Series, SeriesStatus
 from service.outbox.models import OutboxMessage
 from service.turns.scan import Checked, check_game
@@ -44,6 +44,9 @@ def app(database_url: str) -> Iterator[Flask]:
     app = make_test_app(database_url, COMPUTER_DELAY_S=0)
     yield app
     empty_and_close(app)
+
+
+_CAROL = {"c_name": "Carol", "c_email": "carol@example.org"}
 
 
 def new_game(app: Flask, **fields: str) -> int:
@@ -163,6 +166,43 @@ def test_the_computer_searches_before_the_game_is_locked(
     assert played == [str(move) for move in chosen] and len(played) >= 6
 
 
+@pytest.mark.parametrize(
+    ("fields", "talk"),
+    [
+        ({"b_computer": "normal", "b_name": "", "b_email": ""}, False),
+        ({"ruleset": "battleline-3p", "b_computer": "random", "c_computer": "easy"}, False),
+        ({"ruleset": "battleline-3p", "b_computer": "random"} | _CAROL, True),
+    ],
+    ids=["computer", "two-computers", "computer-and-a-person"],
+)
+def test_nobody_to_write_to_against_the_computer_alone(
+    app: Flask, fields: dict[str, str], talk: bool
+) -> None:
+    """Against the computer alone the pages offer no message, mute or block: nobody would
+    read it. With a person among the others they do."""
+    game_id = new_game(app, **fields)
+    client = app.test_client()
+    with app.app_context(), session_scope() as session:
+        if talk:
+            accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="C", generation=0))
+        loaded = load_game(session, game_id)
+        state = load_state(session, loaded)
+        mover = state.to_move
+        assert mover is not None
+        assert loaded.seats[mover][1].computer is None  # its turns play themselves at once
+        private = tokens.make_private_token(game_id, mover, 0)
+        move_token = tokens.make_move_token(game_id, mover, 0, state.ply)
+    index = next(
+        i for i, m in enumerate(engine.legal_moves(state)) if m.action is engine.Action.PLAY
+    )
+    page = client.get(f"/p/{private}").get_data(as_text=True)
+    confirm = client.get(f"/m/{move_token}/{index}").get_data(as_text=True)
+    assert "Confirm this move" in confirm and "Your hand" in page
+    for shown in ('name="message"', 'id="conversation"', "Mute the other players"):
+        assert (shown in page) is talk, shown
+    assert ('name="message"' in confirm) is talk
+
+
 @pytest.mark.parametrize("ruleset", ["schotten-totten", "battleline-3p"])
 def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
     fields = {"ruleset": ruleset, "b_computer": "random"}
@@ -177,8 +217,6 @@ def test_the_computer_plays_every_variant(app: Flask, ruleset: str) -> None:
             seats = read_seats(session, game_id)
             assert seats["B"][0].accepted and not seats["C"][0].accepted
             token = tokens.SeatToken(game_id=game_id, seat="C", generation=0)
-            from service.lobby.lifecycle import accept_invitation
-
             accept_invitation(session, token)
     game = play_people(app, game_id, random.Random(2))
     assert game.status == GameStatus.FINISHED
