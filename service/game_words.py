@@ -51,6 +51,13 @@ CLAIM_TIMING_NAMES: dict[str, LazyString] = {
     "standard": lazy_gettext("standard"),
 }
 
+CLAIM_TIMING_CHOICES: dict[str, LazyString] = {
+    "advanced": lazy_gettext("Advanced rule: claims at the start of your turn"),
+    "standard": lazy_gettext("Standard claims: at the end of your turn"),
+}
+"""The claim timings as a form for games with other players offers them, the one that suits
+play by mail first (and chosen unless the player picks the other)."""
+
 CLAIM_MOMENTS: dict[str, LazyString] = {
     "advanced": lazy_gettext("at the start of your turn"),
     "standard": lazy_gettext("after playing"),

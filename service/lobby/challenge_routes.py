@@ -17,7 +17,7 @@ from engine import ClaimTiming
 from service.catalogue import gettext, lazy_gettext
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
-from service.game_words import COMPUTER_LEVEL_NAMES, ruleset_title
+from service.game_words import CLAIM_TIMING_CHOICES, COMPUTER_LEVEL_NAMES, ruleset_title
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import read_seats
 from service.links import private_page_url
@@ -98,11 +98,7 @@ def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLi
 
 def _claims_choices(chosen: str) -> list[tuple[str, str, bool]]:
     """(value, words, checked) of the claim timings a challenge may ask for."""
-    words = {
-        ClaimTiming.ADVANCED: gettext("Advanced rule: claims at the start of your turn"),
-        ClaimTiming.STANDARD: gettext("Standard claims: at the end of your turn"),
-    }
-    return [(timing.value, text, timing.value == chosen) for timing, text in words.items()]
+    return [(value, str(words), value == chosen) for value, words in CLAIM_TIMING_CHOICES.items()]
 
 
 def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:

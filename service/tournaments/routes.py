@@ -15,6 +15,7 @@ import tournaments
 from service import clock
 from service.catalogue import lazy_gettext
 from service.db import read_scope, session_scope
+from service.game_words import CLAIM_TIMING_CHOICES
 from service.models import Player
 from service.signin import required_signed_in_player, signed_in_player
 from service.tournaments import bp, ladder, lifecycle, pause
@@ -47,7 +48,7 @@ def new_tournament() -> str:
         "tournaments/new.html",
         kinds=tuple(TournamentKind),
         rulesets=tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2),
-        claims=tuple(engine.ClaimTiming),
+        claims=CLAIM_TIMING_CHOICES,
         scorings=tuple(tournaments.Scoring),
         policies=tuple(tournaments.DeadlinePolicy),
         entries=tuple(Entry),

@@ -4,6 +4,8 @@ every page in Japanese."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlmodel import func, select
@@ -50,7 +52,14 @@ def _created(app: Flask, client: FlaskClient) -> str:
 def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClient) -> None:
     assert "/tournaments" in client.get("/lobby").get_data(as_text=True)
     sign_in_as(app, client, "alice@example.org")
-    assert client.get("/tournaments/new").status_code == 200
+    form = client.get("/tournaments/new")
+    assert form.status_code == 200
+    # The claim timings in the lobby's words, the one that suits play by mail first (chosen).
+    claims = form.get_data(as_text=True).split('name="claims">')[1].split("</select>")[0]
+    assert re.findall(r'<option value="(\w+)">([^<]*)<', claims) == [
+        ("advanced", "Advanced rule: claims at the start of your turn"),
+        ("standard", "Standard claims: at the end of your turn"),
+    ]
     url = _created(app, client)
     other_order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "sonneborn-berger"}
     assert client.post("/tournaments", data=other_order).status_code == 400  # twice the same
