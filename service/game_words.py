@@ -58,6 +58,12 @@ CLAIM_TIMING_CHOICES: dict[str, LazyString] = {
 """The claim timings as a form for games with other players offers them, the one that suits
 play by mail first (and chosen unless the player picks the other)."""
 
+CLAIM_TIMING_SENTENCES: dict[str, LazyString] = {
+    "advanced": lazy_gettext("Advanced rule."),
+    "standard": lazy_gettext("Standard claims."),
+}
+"""The claim timing of games offered to others (a challenge, a tournament), as a sentence."""
+
 CLAIM_MOMENTS: dict[str, LazyString] = {
     "advanced": lazy_gettext("at the start of your turn"),
     "standard": lazy_gettext("after playing"),

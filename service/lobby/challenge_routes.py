@@ -17,7 +17,12 @@ from engine import ClaimTiming
 from service.catalogue import gettext, lazy_gettext
 from service.config import MAX_DAYS_PER_MOVE
 from service.db import read_scope, session_scope
-from service.game_words import CLAIM_TIMING_CHOICES, COMPUTER_LEVEL_NAMES, ruleset_title
+from service.game_words import (
+    CLAIM_TIMING_CHOICES,
+    CLAIM_TIMING_SENTENCES,
+    COMPUTER_LEVEL_NAMES,
+    ruleset_title,
+)
 from service.games.computer import COMPUTER_LEVELS
 from service.games.seats import read_seats
 from service.links import private_page_url
@@ -78,7 +83,7 @@ def _lines(listed: list[ListedChallenge], reader_id: int | None) -> list[LobbyLi
     """The page's lines, each message translated once per page rather than once per line (a
     page of the lobby is most of its cost in words)."""
     offer = gettext("%(name)s offers %(variant)s, %(days)s days per move.")
-    claims = {"standard": gettext("Standard claims."), "advanced": gettext("Advanced rule.")}
+    claims = {timing: str(words) for timing, words in CLAIM_TIMING_SENTENCES.items()}
     titles = {name: ruleset_title(name) for name in LOBBY_RULESETS}
     rated = {True: gettext("Rated."), False: gettext("Casual.")}
     return [

@@ -4,6 +4,7 @@ tournament's standings, rounds and crosstable."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlmodel import Session, col, select
 
@@ -115,6 +116,12 @@ class TournamentPage:
     entering: bool
     least_players: int
     """How many entrants it needs to start."""
+    claims: str
+    """The claim timing of its games (``engine.ClaimTiming``'s value)."""
+    starts_at: datetime
+    """When the beat starts it, if it has ``least_players`` by then (the organiser may sooner)."""
+    start_passed: bool
+    """``starts_at`` has come: it starts as soon as it has enough players."""
 
 
 def tournament_list(session: Session) -> tuple[TournamentLine, ...]:
@@ -233,6 +240,9 @@ def tournament_page(
         visitor_organises=organises,
         entering=tournament.status == TournamentStatus.ENTERING,
         least_players=least_players(TournamentKind(tournament.kind), tournament.rounds),
+        claims=tournament.claims,
+        starts_at=tournament.starts_at,
+        start_passed=tournament.starts_at <= clock.now(),
     )
 
 

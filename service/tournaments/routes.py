@@ -5,6 +5,7 @@ removing a player). GET only reads."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from flask import redirect, render_template, request, url_for
 from sqlmodel import Session, select
@@ -23,6 +24,9 @@ from service.tournaments.form import read_form
 from service.tournaments.models import Entry, Tournament, TournamentKind
 from service.tournaments.pages import tournament_list, tournament_page
 from service.tournaments.settings import NoSuchTournament, TournamentRefusal
+
+ENTRY_WEEK = timedelta(days=7)
+"""The new-tournament form's start date, from today."""
 
 
 def _by_public_id(session: Session, public_id: str) -> Tournament:
@@ -53,7 +57,9 @@ def new_tournament() -> str:
         policies=tuple(tournaments.DeadlinePolicy),
         entries=tuple(Entry),
         tie_breaks=tuple(tournaments.TieBreak),
-        today=clock.now().date().isoformat(),
+        # A week of entries unless the organiser says otherwise: a start date of today would
+        # start it at the beat's next sweep, as soon as it has enough players.
+        start_date=(clock.now() + ENTRY_WEEK).date().isoformat(),
     )
 
 

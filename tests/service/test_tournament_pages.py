@@ -5,6 +5,7 @@ every page in Japanese."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -17,6 +18,8 @@ from tests.service.rating_games import signed_in_player
 from tests.service.test_pages_ja import assert_japanese, get_ja
 from tests.service.tournament_helpers import make, open_games, players, resign
 
+NOW = datetime(2026, 11, 27, 23, 30, tzinfo=UTC)
+"""Before the form's start date."""
 FORM = {
     "name": "冬の大会",  # a name is never translated: this one reads as Japanese
     "kind": "round-robin",
@@ -50,10 +53,13 @@ def _created(app: Flask, client: FlaskClient) -> str:
 
 
 def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClient) -> None:
+    app.config["CLOCK_NOW"] = NOW
     assert "/tournaments" in client.get("/lobby").get_data(as_text=True)
     sign_in_as(app, client, "alice@example.org")
     form = client.get("/tournaments/new")
     assert form.status_code == 200
+    # A week of entries by default (today would start it at the next sweep).
+    assert 'name="starts_on" type="date" value="2026-12-04"' in form.get_data(as_text=True)
     # The claim timings in the lobby's words, the one that suits play by mail first (chosen).
     claims = form.get_data(as_text=True).split('name="claims">')[1].split("</select>")[0]
     assert re.findall(r'<option value="(\w+)">([^<]*)<', claims) == [
@@ -69,6 +75,12 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     waiting = client.get(url).get_data(as_text=True)
     assert "You can start it once 3 players have entered." in waiting
     assert "Start now" not in waiting
+    # Everyone reads when it starts, and how it plays.
+    assert "It starts Tuesday 1 December, 00:00 UTC, with the players entered by then" in waiting
+    assert "Advanced rule." in waiting
+    app.config["CLOCK_NOW"] = datetime(2026, 12, 1, 0, 1, tzinfo=UTC)
+    assert "It starts as soon as 3 players" in client.get(url).get_data(as_text=True)
+    app.config["CLOCK_NOW"] = NOW
     with app.app_context(), session_scope() as session:
         tournament = session.exec(select(Tournament)).one()
         assert tournament.id is not None
@@ -78,6 +90,9 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
         sign_in_as(app, other, email, name)
         assert other.post(f"{url}/enter").status_code == 303
     assert "Start now" in client.get(url).get_data(as_text=True)
+    app.config["CLOCK_NOW"] = datetime(2026, 12, 1, 0, 1, tzinfo=UTC)  # the beat's next sweep
+    assert "It starts in the next few minutes." in client.get(url).get_data(as_text=True)
+    app.config["CLOCK_NOW"] = NOW
     assert client.post(f"{url}/start").status_code == 303
     mine = client.get("/me").get_data(as_text=True)
     assert mine.count("Tournament: 冬の大会, round") == 2  # Alice's two games of the section
@@ -93,7 +108,9 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     page = client.get(url).get_data(as_text=True)
     assert "finished" in page
     reader = app.test_client()  # a visitor reading in Japanese
-    assert_japanese(get_ja(reader, url), "a tournament")
+    in_japanese = get_ja(reader, url)
+    assert_japanese(in_japanese, "a tournament")
+    assert "敗者は確保したフラッグの数。" in in_japanese  # a Japanese full stop, not "."
     assert_japanese(get_ja(reader, "/tournaments"), "the tournament list")
     assert_japanese(get_ja(reader, "/tournaments/new"), "the create form")
 
