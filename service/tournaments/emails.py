@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from service.catalogue import gettext as _
-from service.links import external_url
-from service.models import Game, Player
+from service.games.seats import seats_of_games
+from service.links import external_url, private_page_url
+from service.models import Player
 from service.outbox import MailKind
 from service.present.recipients import queue_to
 from service.tournaments.models import Tournament, TournamentGame
@@ -31,15 +32,18 @@ class EntryEmail:
 class RoundGame:
     opponent: str
     game_url: str
+    """The player's private page of the game."""
 
 
 @dataclass(frozen=True, slots=True)
 class RoundEmail:
     tournament_name: str
     tournament_url: str
-    round_number: int
+    round_number: int | None
+    """None: the whole section at once (a round-robin)."""
     games: tuple[RoundGame, ...]
     bye: bool
+    """A bye this round (Swiss: a round-robin's rest is no bye, and no pairing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,8 @@ def queue_entered(session: Session, tournament: Tournament, player: Player) -> N
 
 def queue_round(session: Session, tournament: Tournament, number: int | None) -> None:
     """Each paired player's games of round ``number`` (None: every round, a round-robin's
-    section dealt at once)."""
+    section dealt at once), each with the link to the player's own private page: the email goes
+    to their address only, as a game's own "cards dealt" does."""
     assert tournament.id is not None
     query = select(TournamentGame).where(TournamentGame.tournament_id == tournament.id)
     if number is not None:
@@ -83,10 +88,7 @@ def queue_round(session: Session, tournament: Tournament, number: int | None) ->
     pairings = session.exec(query.order_by(col(TournamentGame.round))).all()
     ids = {p.first_id for p in pairings} | {p.second_id for p in pairings if p.second_id}
     people = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids))).all()}
-    games = {p.game_id for p in pairings if p.game_id is not None}
-    public = {
-        g.id: g.public_id for g in session.exec(select(Game).where(col(Game.id).in_(games))).all()
-    }
+    games = seats_of_games(session, [p.game_id for p in pairings if p.game_id is not None])
     for player_id, player in sorted(people.items(), key=lambda item: item[0] or 0):
         mine: list[RoundGame] = []
         bye = False
@@ -96,16 +98,15 @@ def queue_round(session: Session, tournament: Tournament, number: int | None) ->
                 continue
             if player_id not in (p.first_id, p.second_id) or p.game_id is None:
                 continue
+            (own,) = [seat for seat, holder in games[p.game_id].values() if holder.id == player_id]
             other = people[p.second_id if p.first_id == player_id else p.first_id]
-            url = external_url("history.public_page", public_id=public[p.game_id])
-            mine.append(RoundGame(other.display_name, url))
-        shown = number or 1
+            mine.append(RoundGame(other.display_name, private_page_url(own)))
         queue_to(
             session,
             MailKind.TOURNAMENT_ROUND,
             player,
-            lambda mine=tuple(mine), bye=bye, shown=shown: RoundEmail(  # type: ignore[misc]
-                tournament.name, _url(tournament), shown, mine, bye
+            lambda mine=tuple(mine), bye=bye: RoundEmail(  # type: ignore[misc]
+                tournament.name, _url(tournament), number, mine, bye
             ),
             subject=lambda: _("%(name)s: your games", name=tournament.name),
         )

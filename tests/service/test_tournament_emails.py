@@ -4,10 +4,14 @@ recipient's language, Japanese with no English word left."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from sqlmodel import col, select
 
+from service import tokens
 from service.db import session_scope
+from service.games.seats import read_seats
 from service.models import Player
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
@@ -48,8 +52,9 @@ def test_entry_round_and_end_emails_in_each_readers_language(app: Flask) -> None
     start(app, tid)
     rounds = _rows(app, MailKind.TOURNAMENT_ROUND)
     assert sorted(r.recipient for r in rounds) == sorted(e for e, _ in PEOPLE)
-    games = [r for r in rounds if "/games/" in (r.text_body or "")]
+    games = [r for r in rounds if "/p/" in (r.text_body or "")]
     assert len(games) == 2  # the third has the bye
+    assert all("round 1:" in r.text_body for r in rounds if r.recipient != "bob@example.org")
     for game_id in open_games(app, tid):
         resign(app, game_id, "B")
     over = _rows(app, MailKind.TOURNAMENT_OVER)
@@ -65,3 +70,26 @@ def test_entry_round_and_end_emails_in_each_readers_language(app: Flask) -> None
             assert not left, (row.kind, left)
         else:
             assert '<html lang="en">' in (row.html_body or "")
+
+
+def test_a_round_robin_tells_each_player_all_their_games_with_their_own_links(app: Flask) -> None:
+    """A round-robin deals its whole section at once: its email says so (not "round 1", which
+    on the page holds other players' games) and links each game to the reader's own private
+    page, the one they play on (the public page cannot play)."""
+    ids = [signed_in_player(app, email, name) for email, name in PEOPLE]
+    tid = make(app, ids, ids[0], kind=TournamentKind.ROUND_ROBIN)
+    start(app, tid)
+    rounds = _rows(app, MailKind.TOURNAMENT_ROUND)
+    assert sorted(r.recipient for r in rounds) == sorted(e for e, _ in PEOPLE)
+    with app.app_context(), session_scope() as session:
+        for row in rounds:
+            text = row.text_body
+            assert "has started: all your games are dealt." in text and "round 1" not in text
+            links = re.findall(r"/p/([\w.-]+)", text)
+            assert len(links) == 2, text  # against each of the two others
+            for link in links:
+                token = tokens.read_private_token(link)
+                seat = read_seats(session, token.game_id)[token.seat]
+                assert seat[1].email == row.recipient and seat[0].token_generation == 0
+            others = {name for email, name in PEOPLE if email != row.recipient}
+            assert all(f"Your game against {name}" in text for name in others)
