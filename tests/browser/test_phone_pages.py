@@ -20,9 +20,12 @@ from service.games.state import apply_moves
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.outbox import MailKind
+from service.tournaments.models import Tournament
 from tests.browser.conftest import ARTEFACTS, PHONE, Axe, LiveServer, Shots
 from tests.service.conftest import VALID_FORM
+from tests.service.rating_games import signed_in_player
 from tests.service.test_reading_a_game import play_a_turn
+from tests.service.tournament_helpers import make, start
 from tests.worker.outbox_rows import rows
 from tests.worker.turn_games import plain_turn, state_of
 
@@ -169,3 +172,27 @@ def test_names_stay_whole_on_a_phone(live_server: LiveServer, phone: Page) -> No
             .map(a => a.getClientRects().length)"""
     )
     assert menu and all(count == 1 for count in menu), menu
+
+
+def test_no_page_is_wider_than_a_phone(live_server: LiveServer, phone: Page) -> None:
+    """The pages with tables (standings, crosstable, leaderboard, a player's results) and the
+    forms fit a phone's width: a wide table scrolls inside itself, never the whole page (the
+    standings took 455 px of a 390 px screen)."""
+    app = live_server.app
+    people = [("Wilhelmina-Maximiliane", "w@example.org"), ("Ruth", "r@example.org")]
+    people.append(("Saul", "s@example.org"))
+    ids = [signed_in_player(app, email, name) for name, email in people]
+    tournament_id = make(app, ids, ids[0], name="Autumn cup of the long names")
+    start(app, tournament_id)
+    with app.app_context(), session_scope() as session:
+        found = session.get(Tournament, tournament_id)
+        assert found is not None
+        public_id = found.public_id
+    pages = [
+        f"/tournaments/{public_id}", "/tournaments", "/tournaments/new", "/ratings/battleline",
+        "/players/Wilhelmina-Maximiliane", "/lobby", "/games/new", "/me",
+    ]  # fmt: skip
+    for path in pages:
+        phone.goto(live_server.url + path)
+        width = phone.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], (path, width)
