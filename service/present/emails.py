@@ -175,7 +175,7 @@ class GameStartedEmail:
     players_text: str
     """The same in words."""
     accepted_by: str
-    """The people who accepted, in words; empty against the computer alone."""
+    """The people who accepted an invitation, in words; empty when none was sent."""
     series_game: int | None
     """The game's number in its series, from the second game on."""
     series_goal: str | None
@@ -205,10 +205,13 @@ def queue_game_started(session: Session, loaded: LoadedGame) -> list[OutboxMessa
             seat=letter,
             player_names=tuple(names.values()),
             players_text=in_words(list(names.values())),
-            # The computer accepts nothing: it was chosen as the opponent.
+            # Only invitations are accepted: a game agreed at once (a challenge taken, a
+            # tournament's pairing) sent none, and the computer was chosen as the opponent.
             accepted_by=in_words(
                 [name for s, name in names.items() if s != creator and not seats[s][1].computer]
-            ),
+            )
+            if game.invited_at is not None
+            else "",
             series_game=number if number > 1 else None,
             series_goal=series_goal(score.series) if score is not None else None,
             cut=cut_words(game, names),

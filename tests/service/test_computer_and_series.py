@@ -182,9 +182,10 @@ def test_nobody_to_write_to_against_the_computer_alone(
     read it. With a person among the others they do."""
     game_id = new_game(app, **fields)
     client = app.test_client()
-    with app.app_context(), session_scope() as session:
-        if talk:
+    if talk:
+        with app.app_context(), session_scope() as session:
             accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="C", generation=0))
+    with app.app_context(), session_scope() as session:  # after the computer's turns
         loaded = load_game(session, game_id)
         state = load_state(session, loaded)
         mover = state.to_move

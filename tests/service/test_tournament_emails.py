@@ -93,3 +93,6 @@ def test_a_round_robin_tells_each_player_all_their_games_with_their_own_links(ap
                 assert seat[1].email == row.recipient and seat[0].token_generation == 0
             others = {name for email, name in PEOPLE if email != row.recipient}
             assert all(f"Your game against {name}" in text for name in others)
+    # Nobody was invited, so nobody "accepted": the cards were dealt by the tournament.
+    for row in _rows(app, MailKind.GAME_STARTED):
+        assert "accepted" not in row.text_body and " is dealt." in row.text_body
