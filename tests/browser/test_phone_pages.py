@@ -16,7 +16,6 @@ from playwright.sync_api import Browser, Page
 
 from service import tokens
 from service.db import session_scope
-from service.games.state import apply_moves
 from service.lobby.forms import parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.outbox import MailKind
@@ -27,7 +26,7 @@ from tests.service.rating_games import signed_in_player
 from tests.service.test_reading_a_game import play_a_turn
 from tests.service.tournament_helpers import make, start
 from tests.worker.outbox_rows import rows
-from tests.worker.turn_games import plain_turn, state_of
+from tests.worker.turn_games import play_to_the_end
 
 TAP = 44
 """The smallest tap target, in CSS pixels, each way (WCAG 2.5.5)."""
@@ -147,14 +146,7 @@ def test_names_stay_whole_on_a_phone(live_server: LiveServer, phone: Page) -> No
         assert game.id is not None
         game_id, public_id = game.id, game.public_id
         accept_invitation(session, tokens.SeatToken(game_id=game_id, seat="B", generation=0))
-    for _ in range(200):
-        state = state_of(app, game_id)
-        if state.result is not None:
-            break
-        with app.app_context(), session_scope() as session:
-            apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
-    assert state.result is not None
-
+    play_to_the_end(app, game_id)
     phone.goto(f"{live_server.url}/games/{public_id}")
     holders: list[dict[str, Any]] = phone.evaluate(
         """() => [...document.querySelectorAll('.stake > span:not(.num):not(.size)')].map(e => ({
@@ -179,7 +171,7 @@ def test_no_page_is_wider_than_a_phone(live_server: LiveServer, phone: Page) -> 
     forms fit a phone's width: a wide table scrolls inside itself, never the whole page (the
     standings took 455 px of a 390 px screen)."""
     app = live_server.app
-    people = [("Wilhelmina-Maximiliane", "w@example.org"), ("Ruth", "r@example.org")]
+    people = [("Wilhelmina-Maximiliane", "w@example.org"), ("Ruth", "ruth@example.org")]
     people.append(("Saul", "s@example.org"))
     ids = [signed_in_player(app, email, name) for name, email in people]
     tournament_id = make(app, ids, ids[0], name="Autumn cup of the long names")

@@ -29,6 +29,7 @@ from tests.worker.outbox_rows import rows
 from tests.worker.turn_games import (
     create_confirm_accept,
     plain_turn,
+    play_to_the_end,
     play_until_claimable,
     state_of,
 )
@@ -173,13 +174,7 @@ def test_game_over_email_shows_the_final_board_and_the_deciding_flags(
     app: Flask, client: FlaskClient
 ) -> None:
     game_id = create_confirm_accept(app, client, VALID_FORM)
-    for _ in range(200):
-        state = state_of(app, game_id)
-        if state.result is not None:
-            break
-        with app.app_context(), session_scope() as session:
-            apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
-    state = state_of(app, game_id)
+    state = play_to_the_end(app, game_id)
     assert state.result is not None and state.result.winner is not None
     seen = engine.spectator_view(state)
     deciding = deciding_flags(seen, state.result)

@@ -127,6 +127,17 @@ def play_until_claimable(app: Flask, game_id: int, limit: int = 200) -> engine.G
     raise AssertionError("no provable claim came up")
 
 
+def play_to_the_end(app: Flask, game_id: int, limit: int = 200) -> engine.GameState:
+    """Play whole plain turns (``plain_turn``) until the game ends; its last position."""
+    for _ in range(limit):
+        state = state_of(app, game_id)
+        if state.result is not None:
+            return state
+        with app.app_context(), session_scope() as session:
+            apply_moves(session, game_id, state.to_move, state.ply, plain_turn(state))
+    raise AssertionError("the game did not end")
+
+
 def claims_made(state: engine.GameState) -> tuple[list[engine.Move], engine.GameState]:
     """The automatic claims the start of this turn makes (R21: they stop at the one that wins
     the game), and the state after them."""
