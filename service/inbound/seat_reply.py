@@ -178,6 +178,8 @@ def _play_words(
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
     said, message_note = _message_of(as_typed(message, text), reading, state.ruleset)
+    if not loaded.others_include_a_person(letter):
+        said = ""  # against the computer alone nobody would read it
     if not verdict.authenticated:
         row.held_message = said or None
         asked = confirm.hold(

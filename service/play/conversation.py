@@ -44,8 +44,9 @@ def message_field() -> str:
 
 def keep_message(session: Session, loaded: LoadedGame, seat: Seat, ply: int, body: str) -> None:
     """Keep ``body`` as what ``seat`` says with its move at ``ply``, in the move's transaction
-    (before the move, so that the emails the move brings about carry it)."""
-    if not body:
+    (before the move, so that the emails the move brings about carry it). Against the computer
+    alone nothing is kept: the page offers no message there."""
+    if not body or not loaded.others_include_a_person(seat.letter):
         return
     player = loaded.seats[seat.letter][1]
     save_message(session, loaded.id, seat, player, ply, body)
@@ -77,20 +78,10 @@ class Conversation:
         )
 
 
-def people_to_talk_to(loaded: LoadedGame, seat: str) -> bool:
-    """Whether another seat of the game is a person's: against the computer alone there is
-    nobody to write to, mute or block, and the page offers none of it."""
-    reader = loaded.seats[seat][1]
-    return any(
-        letter != seat and player.computer is None and player.id != reader.id
-        for letter, (_, player) in loaded.seats.items()
-    )
-
-
 def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversation | None:
     """The game's messages as ``seat`` reads them, and its choices about them; None when no
     other seat is a person's."""
-    if not people_to_talk_to(loaded, seat):
+    if not loaded.others_include_a_person(seat):
         return None
     seats = loaded.seats
     reader = seats[seat][1]

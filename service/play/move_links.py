@@ -24,7 +24,7 @@ from service.games.seats import checked_seat
 from service.games.state import apply_to_locked, load_state, state_at
 from service.models import GameStatus, Seat
 from service.play import bp
-from service.play.conversation import keep_message, message_field, people_to_talk_to
+from service.play.conversation import keep_message, message_field
 from service.play.move_forms import (
     TURN_ENDING_WORDS,
     MoveFormError,
@@ -95,7 +95,8 @@ def move_link(token: str, index: int) -> Page:
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
         with_message = (
-            people_to_talk_to(loaded, seat.letter) and not loaded.seats[seat.letter][1].messages_off
+            loaded.others_include_a_person(seat.letter)
+            and not loaded.seats[seat.letter][1].messages_off
         )
     page = render_template(
         "play/confirm.html",

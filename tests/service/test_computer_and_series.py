@@ -30,12 +30,16 @@ from service.games.rows import get_game
 from service.games.seats import read_seats
 from service.games.series import series_score
 from service.games.state import apply_moves, load_state
+from service.inbound.outcomes import Outcome
+from service.inbound.receive import receive
 from service.lobby.forms import FormError, parse_new_game
 from service.lobby.lifecycle import accept_invitation, create_game
 from service.models import Game, GameStatus, Series, SeriesStatus
 from service.outbox.models import OutboxMessage
+from service.players.models import GameMessage
 from service.turns.scan import Checked, check_game
 from tests.service.conftest import VALID_FORM, empty_and_close, make_test_app, sign_in_as
+from tests.service.replies import reply_bytes, turn_text
 
 
 @pytest.fixture
@@ -202,6 +206,21 @@ def test_nobody_to_write_to_against_the_computer_alone(
     for shown in ('name="message"', 'id="conversation"', "Mute the other players"):
         assert (shown in page) is talk, shown
     assert ('name="message"' in confirm) is talk
+
+
+def test_a_replys_chat_against_the_computer_alone_plays_and_keeps_no_message(app: Flask) -> None:
+    game_id = new_game(app, b_computer="normal", b_name="", b_email="")
+    with app.app_context(), session_scope() as session:
+        state = load_state(session, load_game(session, game_id))
+    assert state.to_move == "A"  # the computer's first turn, if it had one, played itself
+    (turn,) = [r for r in outbox_to(app, VALID_FORM["a_email"]) if r.kind == "your_turn"][-1:]
+    raw = reply_bytes(turn, f"Good luck, machine! {turn_text(state)}")
+    with app.app_context():
+        assert receive(raw).outcome is Outcome.APPLIED
+    with app.app_context(), session_scope() as session:
+        assert len(move_log(session, game_id)) > state.ply
+        kept = session.exec(select(GameMessage).where(GameMessage.game_id == game_id)).all()
+    assert kept == []
 
 
 @pytest.mark.parametrize("ruleset", ["schotten-totten", "battleline-3p"])
