@@ -23,7 +23,7 @@ from service.games.snapshots import latest_snapshot
 from service.lobby.forms import FormError, parse_new_game
 from service.models import Game, Player, Seat, Snapshot
 from service.outbox import MailKind
-from service.outbox.addresses import confirm
+from service.outbox.addresses import confirm, mark_bouncing
 from service.outbox.models import OutboxMessage
 from tests.service.conftest import VALID_FORM, sign_in_as
 from tests.service.test_leaks import (
@@ -517,3 +517,22 @@ def test_the_whole_walk_for_three(app: Flask, client: FlaskClient) -> None:
         assert len(session.exec(select(Player)).all()) == 3
         assert len(session.exec(select(Seat)).all()) == 3
         assert session.exec(select(OutboxMessage)).first() is not None
+
+
+def test_the_two_others_hear_of_another_player_whose_address_bounces(
+    app: Flask, client: FlaskClient
+) -> None:
+    """With three players the one whose email bounces is "another player", not "your opponent",
+    in the subject that each of the two others gets (the body names them)."""
+    game = create_and_accept_three(app, client)
+    alice = rows(app, recipient="alice@example.org")[0].player_id
+    assert alice is not None
+    with app.app_context(), session_scope() as session:
+        mark_bouncing(session, alice, "550 5.1.1 no such user")
+    notices = rows(app, kind=MailKind.SEAT_UNREACHABLE)
+    assert sorted(n.recipient for n in notices) == ["bob@example.org", "carol@example.org"]
+    for notice in notices:
+        assert notice.game_id == game["id"]
+        assert notice.subject == (
+            f"Another player no longer gets our email: Battle Line for three, game {game['id']}"
+        )

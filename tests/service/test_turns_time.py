@@ -288,3 +288,11 @@ def test_three_players_reminders_running_late_and_the_loss_on_time(
     assert state.result.draw_between == tuple(sorted(set(emails) - {mover}))
     over = rows(app, kind=MailKind.GAME_OVER, recipient=waiting[0])[0].text_body
     assert "ran out of time" in over and "draw between" in over
+    # Each of the two others is told of "another player", not of "your opponent".
+    for address in waiting:
+        (late_row,) = rows(app, kind=MailKind.RUNNING_LATE, recipient=address)
+        (notice,) = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=address)
+        assert late_row.subject.startswith("Another player runs late: Battle Line for three")
+        assert notice.subject.startswith("Another player lost on time: ")
+    (own,) = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=late)
+    assert own.subject.startswith("You lost on time: ")
