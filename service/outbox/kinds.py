@@ -33,6 +33,9 @@ class KindRules:
     subject: str | LazyString = ""
     """What happened, at the head of a game-thread email's subject (``"Your turn"``), unless the
     email's builder says more (``"Game over, you won"``)."""
+    subject_among_three: str | LazyString = ""
+    """The same for a game of three, where ``subject`` speaks of "your opponent" and there are
+    two (``"Another player runs late"``); empty: ``subject`` in every game."""
 
 
 class MailKind(enum.StrEnum):
@@ -124,7 +127,10 @@ KIND_RULES: dict[MailKind, KindRules] = {
         game_thread=True, requested=False, subject=lazy_gettext("A deadline passed")
     ),
     MailKind.RUNNING_LATE: KindRules(
-        game_thread=True, requested=False, subject=lazy_gettext("Your opponent runs late")
+        game_thread=True,
+        requested=False,
+        subject=lazy_gettext("Your opponent runs late"),
+        subject_among_three=lazy_gettext("Another player runs late"),
     ),
     MailKind.GAME_OVER: KindRules(
         game_thread=True, requested=False, subject=lazy_gettext("Game over")
@@ -133,6 +139,7 @@ KIND_RULES: dict[MailKind, KindRules] = {
         game_thread=True,
         requested=False,
         subject=lazy_gettext("Your opponent no longer gets our email"),
+        subject_among_three=lazy_gettext("Another player no longer gets our email"),
     ),
     MailKind.SERIES_LEFT: KindRules(
         game_thread=True, requested=False, subject=lazy_gettext("A player left the series")

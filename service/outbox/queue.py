@@ -257,7 +257,9 @@ def queue_email(
         if callable(context):
             context = context()
         if rules.game_thread and game is not None:
-            subject = game_subject(session, game.game, subject or str(rules.subject))
+            among_three = rules.subject_among_three and len(game.seats) > 2
+            what = rules.subject_among_three if among_three else rules.subject
+            subject = game_subject(session, game.game, subject or str(what))
         assert subject is not None
         unsubscribe_url = mail_link(MailPurpose.UNSUBSCRIBE, player.id)
         full_context: dict[str, Any] = {

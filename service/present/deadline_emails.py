@@ -91,11 +91,7 @@ def queue_running_late(session: Session, loaded: LoadedGame, late_seat: str) -> 
         )
 
     recipients = [(row, player) for s, (row, player) in seats.items() if s != late_seat]
-    return queue_to_each(
-        session, MailKind.RUNNING_LATE, recipients, running_late, game=loaded,
-        # With three players the late one is not "your opponent" but one of two.
-        subject_for=(lambda whom: str(_("Another player runs late"))) if len(seats) > 2 else None,
-    )  # fmt: skip
+    return queue_to_each(session, MailKind.RUNNING_LATE, recipients, running_late, game=loaded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +136,9 @@ def queue_timeout_notices(
 
     def subject(letter: str) -> str:
         if lost:
-            you = letter == late_seat
-            if you:
+            if letter == late_seat:
                 return str(_("You lost on time"))
+            # With three players the late one is not "your opponent" but one of two.
             if len(seats) > 2:
                 return str(_("Another player lost on time"))
             return str(_("Your opponent lost on time"))
@@ -206,11 +202,7 @@ def queue_seat_unreachable(session: Session, player_id: int, why: str) -> list[O
                 seat=seat[0],
             )
 
-        many = len(loaded.seats) > 2  # not "your opponent" but one of two
         queued += queue_to_each(
-            session, MailKind.SEAT_UNREACHABLE, recipients, unreachable, game=loaded,
-            subject_for=(lambda whom: str(_("Another player no longer gets our email")))
-            if many
-            else None,
-        )  # fmt: skip
+            session, MailKind.SEAT_UNREACHABLE, recipients, unreachable, game=loaded
+        )
     return queued
