@@ -79,15 +79,6 @@ class LoadedGame:
         assert self.game.id is not None
         return self.game.id
 
-    def others_include_a_person(self, seat: str) -> bool:
-        """Whether another seat is a person's (not the computer's, not the same player's): with
-        nobody to read one, the pages offer no message and a reply's chat is not kept."""
-        reader = self.seats[seat][1]
-        return any(
-            letter != seat and player.computer is None and player.id != reader.id
-            for letter, (_, player) in self.seats.items()
-        )
-
 
 def _with_seats(where: Any, *, statuses: bool = False, nearest: bool = False) -> Any:
     """A game, its seats and their players, and its latest snapshot's state (None when there is

@@ -31,6 +31,7 @@ from service.present.reply_answers import queue_receipt, queue_refusal
 from service.present.reply_chat import chat_message
 from service.present.reply_japanese import is_japanese
 from service.present.reply_reading import Reading, names_a_move, read_turn
+from service.present.seat_names import people_besides
 from service.present.translated import _
 
 
@@ -178,7 +179,7 @@ def _play_words(
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
     said, message_note = _message_of(as_typed(message, text), reading, state.ruleset)
-    if not loaded.others_include_a_person(letter):
+    if not people_besides(loaded.seats, letter):
         said = ""  # against the computer alone nobody would read it
     if not verdict.authenticated:
         row.held_message = said or None

@@ -41,7 +41,7 @@ from service.lobby.lifecycle import (
 )
 from service.models import Game, GameStatus, Visibility
 from service.player_fields import MAX_NAME_LENGTH
-from service.present.seat_names import invites_people
+from service.present.seat_names import people_besides
 from service.present.summaries import game_summary
 from service.ratings.read import computer_ratings
 from service.signin import signed_in_as, signed_in_player
@@ -216,7 +216,7 @@ def _rematch_page(
         by_email = not owner_proven and signed_in_as(session, player.email) is None
         summary = game_summary(loaded)
         rematch = session.get(Game, game.rematch_game_id) if game.rematch_game_id else None
-        invites = invites_people(loaded.seats, seat.letter)
+        invites = people_besides(loaded.seats, seat.letter)
         back_url = private_page_url(seat)
     finished = summary.status == GameStatus.FINISHED
     offered = rematch is not None and rematch.status != GameStatus.DECLINED

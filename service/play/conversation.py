@@ -31,6 +31,7 @@ from service.players.messages import (
     save_message,
     unmute,
 )
+from service.present.seat_names import people_besides
 
 
 def message_field() -> str:
@@ -46,7 +47,7 @@ def keep_message(session: Session, loaded: LoadedGame, seat: Seat, ply: int, bod
     """Keep ``body`` as what ``seat`` says with its move at ``ply``, in the move's transaction
     (before the move, so that the emails the move brings about carry it). Against the computer
     alone nothing is kept: the page offers no message there."""
-    if not body or not loaded.others_include_a_person(seat.letter):
+    if not body or not people_besides(loaded.seats, seat.letter):
         return
     player = loaded.seats[seat.letter][1]
     save_message(session, loaded.id, seat, player, ply, body)
@@ -81,7 +82,7 @@ class Conversation:
 def conversation(session: Session, loaded: LoadedGame, seat: str) -> Conversation | None:
     """The game's messages as ``seat`` reads them, and its choices about them; None when no
     other seat is a person's."""
-    if not loaded.others_include_a_person(seat):
+    if not people_besides(loaded.seats, seat):
         return None
     seats = loaded.seats
     reader = seats[seat][1]

@@ -35,6 +35,7 @@ from service.play.move_forms import (
 )
 from service.play.pages import private_page_context
 from service.present.choices import follow_ups
+from service.present.seat_names import people_besides
 from service.present.summaries import game_summary
 from service.present.template_values import template_values
 from service.present.words import instruction
@@ -95,7 +96,7 @@ def move_link(token: str, index: int) -> Page:
         # A card played (or a pass) can end the turn with its draw in the same press.
         then = follow_ups(state, move)
         with_message = (
-            loaded.others_include_a_person(seat.letter)
+            people_besides(loaded.seats, seat.letter)
             and not loaded.seats[seat.letter][1].messages_off
         )
     page = render_template(

@@ -26,7 +26,7 @@ from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.recipients import queue_to, queue_to_each
-from service.present.seat_names import invites_people, names_of, shown_name
+from service.present.seat_names import names_of, people_besides, shown_name
 from service.present.summaries import in_words
 from service.present.template_values import template_values
 
@@ -105,7 +105,7 @@ def queue_confirmation(
             facts=facts_of(game),
             invited_name=in_words(invited),
             invitations=len(invited),
-            deal_only=not invites_people(seats, seat_a.letter),
+            deal_only=not people_besides(seats, seat_a.letter),
             confirm_url=private_page_url(seat_a),
             sign_in_url=external_url("history.my_games", token=games_token),
         )

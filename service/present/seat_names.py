@@ -36,10 +36,11 @@ def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:
     return engine.FrozenMap((letter, shown_name(player)) for letter, (_, player) in seats.items())
 
 
-def invites_people(seats: Mapping[str, tuple[Seat, Player]], inviter: str) -> bool:
-    """Whether a game started (or offered again) by the seat ``inviter`` invites anyone: a
-    person at another seat. Against the computer alone nobody is, and the game is dealt."""
-    return any(player.computer is None for s, (_, player) in seats.items() if s != inviter)
+def people_besides(seats: Mapping[str, tuple[Seat, Player]], seat: str) -> bool:
+    """Whether a person holds another seat than ``seat``. Against the computer alone nobody
+    does: a game started (or offered again) there invites nobody and is dealt, and no message
+    is offered nor kept (nobody would read it)."""
+    return any(player.computer is None for s, (_, player) in seats.items() if s != seat)
 
 
 def seat_names(loaded: LoadedGame) -> SeatNames:

@@ -22,7 +22,7 @@ from service.games.seats import read_seats
 from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
-from service.present.seat_names import SeatNames, invites_people, names_of, vacation_left
+from service.present.seat_names import SeatNames, names_of, people_besides, vacation_left
 from service.present.series_facts import series_facts
 
 
@@ -99,7 +99,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         title=str(gettext(" vs ")).join(names.values()),
         creator=names.get(engine.FIRST_SEAT, "?"),
         invited=in_words([name for seat, name in names.items() if seat != engine.FIRST_SEAT]),
-        invites_people=invites_people(seats, engine.FIRST_SEAT),
+        invites_people=people_besides(seats, engine.FIRST_SEAT),
         accepted=engine.FrozenMap((letter, seat.accepted) for letter, (seat, _) in seats.items()),
         seed_commitment=game.seed_commitment,
         seed=game.seed if finished else None,
