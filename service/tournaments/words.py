@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_babel import LazyString
 
 from service.catalogue import lazy_gettext
-from service.game_words import CLAIM_TIMING_NAMES, CLAIM_TIMING_SENTENCES, RULESET_TITLES
+from service.game_words import CLAIM_TIMING_SENTENCES, RULESET_TITLES
 from service.tournaments import bp
 
 KIND_WORDS: dict[str, LazyString] = {
@@ -66,6 +66,5 @@ def tournament_words() -> dict[str, dict[str, LazyString]]:
         "finish_words": FINISH_WORDS,
         "challenge_outcome_words": CHALLENGE_OUTCOME_WORDS,
         "ruleset_words": RULESET_TITLES,
-        "claim_words": CLAIM_TIMING_NAMES,
         "claim_sentences": CLAIM_TIMING_SENTENCES,
     }
