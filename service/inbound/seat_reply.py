@@ -178,9 +178,12 @@ def _play_words(
             reason = _("Part of it cannot be played now, so none of it was played.")
         return refuse(Outcome.REFUSED, reason, reading)
     moves = reading.moves
-    said, message_note = _message_of(as_typed(message, text), reading, state.ruleset)
-    if not people_besides(loaded.seats, letter):
-        said = ""  # against the computer alone nobody would read it
+    # Against the computer alone nobody would read a message: none is kept, nor judged.
+    said, message_note = (
+        _message_of(as_typed(message, text), reading, state.ruleset)
+        if people_besides(loaded.seats, letter)
+        else ("", None)
+    )
     if not verdict.authenticated:
         row.held_message = said or None
         asked = confirm.hold(
