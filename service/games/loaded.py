@@ -18,6 +18,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from service.games.rows import GameNotFoundError, lock_game
+from service.games.tournament_note import TOURNAMENT_GAMES, TOURNAMENTS, TournamentNote, note_of
 from service.json_columns import EngineStateJson
 from service.models import AddressStatus, Game, Player, Seat, Snapshot
 
@@ -73,6 +74,8 @@ class LoadedGame:
     """Each seat's player's address status by seat letter (None where the player has no row);
     None when these were not read (the public page reads none)."""
     snapshots: KnownSnapshots
+    tournament: TournamentNote | None = None
+    """The tournament the game was dealt for, if any."""
 
     @property
     def id(self) -> int:
@@ -81,11 +84,22 @@ class LoadedGame:
 
 
 def _with_seats(where: Any, *, statuses: bool = False, nearest: bool = False) -> Any:
-    """A game, its seats and their players, and its latest snapshot's state (None when there is
-    none at the game's ply), by seat letter; with ``statuses`` the players' address status too
-    (None where a player has no row); with ``nearest`` the snapshot nearest before (or at) the
-    ply bound as ``near`` too, when it is not the latest (the position a replay page shows)."""
-    entities: tuple[Any, ...] = (Game, Seat, Player, col(Snapshot.state).label("latest_state"))
+    """A game, its seats and their players, its latest snapshot's state (None when there is
+    none at the game's ply) and its tournament (None for most games), by seat letter; with
+    ``statuses`` the players' address status too (None where a player has no row); with
+    ``nearest`` the snapshot nearest before (or at) the ply bound as ``near`` too, when it is
+    not the latest (the position a replay page shows)."""
+    links, tournaments = TOURNAMENT_GAMES.c, TOURNAMENTS.c
+    entities: tuple[Any, ...] = (
+        Game,
+        Seat,
+        Player,
+        col(Snapshot.state).label("latest_state"),
+        tournaments.public_id.label("tournament_public_id"),
+        tournaments.name.label("tournament_name"),
+        tournaments.kind.label("tournament_kind"),
+        links.round.label("tournament_round"),
+    )
     statement = (
         select(*entities)
         .join(Seat, col(Seat.game_id) == col(Game.id))
@@ -95,6 +109,8 @@ def _with_seats(where: Any, *, statuses: bool = False, nearest: bool = False) ->
             Snapshot,
             sa.and_(col(Snapshot.game_id) == col(Game.id), col(Snapshot.ply) == col(Game.ply)),
         )
+        .outerjoin(TOURNAMENT_GAMES, links.game_id == col(Game.id))
+        .outerjoin(TOURNAMENTS, tournaments.id == links.tournament_id)
     )
     if statuses:
         statement = statement.add_columns(AddressStatus).outerjoin(
@@ -176,5 +192,13 @@ def _load(session: Session, statement: Any, game_ref: object, near: int = -1) ->
             latest=latest,
             nearest=None if near_state is None else StoredPosition(first.near_ply, near_state),
             nearest_for=near,
+        ),
+        tournament=None
+        if first.tournament_public_id is None
+        else note_of(
+            first.tournament_public_id,
+            first.tournament_name,
+            first.tournament_round,
+            first.tournament_kind,
         ),
     )

@@ -21,6 +21,7 @@ from service.game_words import lazy_ruleset_title, ruleset_title
 from service.games.loaded import LoadedGame
 from service.games.records import cut_words
 from service.games.series import score_of_game, series_goal
+from service.games.tournament_note import TournamentNote
 from service.links import external_url, private_page_url
 from service.models import Game, GameStatus, Player
 from service.outbox.kinds import MailKind
@@ -48,10 +49,21 @@ class GameFacts:
     days_per_move: int
     seed_commitment: str
     public_url: str
+    tournament: TournamentLink | None = None
+    """The tournament the game was dealt for, when the email names it."""
 
 
-def facts_of(game: Game) -> GameFacts:
-    """The public facts of ``game``."""
+@dataclass(frozen=True, slots=True)
+class TournamentLink:
+    """A game's tournament and round in words, and the address of the tournament's page."""
+
+    words: str
+    url: str
+
+
+def facts_of(game: Game, tournament: TournamentNote | None = None) -> GameFacts:
+    """The public facts of ``game``, of ``tournament`` if given (in the language being
+    written)."""
     assert game.id is not None
     return GameFacts(
         game_number=game.id,
@@ -61,6 +73,12 @@ def facts_of(game: Game) -> GameFacts:
         days_per_move=game.days_per_move,
         seed_commitment=game.seed_commitment,
         public_url=external_url("history.public_page", public_id=game.public_id),
+        tournament=None
+        if tournament is None
+        else TournamentLink(
+            tournament.words,
+            external_url("tournaments.tournament_view", public_id=tournament.public_id),
+        ),
     )
 
 
@@ -201,7 +219,7 @@ def queue_game_started(session: Session, loaded: LoadedGame) -> list[OutboxMessa
     def dealt(letter: str) -> GameStartedEmail:
         names = names_of(seats)  # in the recipient's words, as every name below
         return GameStartedEmail(
-            facts=facts_of(game),
+            facts=facts_of(game, loaded.tournament),
             seat=letter,
             player_names=tuple(names.values()),
             players_text=in_words(list(names.values())),

@@ -207,7 +207,7 @@ def your_turn_email(
         else [c.code for c in choices.links[:1]]
     )
     return YourTurnEmail(
-        facts=facts_of(game),
+        facts=facts_of(game, loaded.tournament),
         seat=seat,
         opponent_name=opponents,
         others_turns_title=_("%(name)s's last turn", name=opponents)

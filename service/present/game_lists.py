@@ -13,12 +13,13 @@ import engine
 from service.game_words import lazy_ruleset_title
 from service.games.preferences import turn_preferences
 from service.games.seats import seats_of_games
+from service.games.tournament_note import TournamentNote
 from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat
 from service.present.seat_names import shown_name
 from service.present.summaries import in_words
-from service.present.tournament_notes import TournamentNote, tournament_notes
+from service.present.tournament_notes import tournament_notes
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,7 +175,7 @@ def queue_game_over(
         at = seen.seats.index(letter)
         others = [seats[s][1] for s in (seen.seats[at + 1 :] + seen.seats[:at])]
         return GameOverEmail(
-            facts=facts_of(game),
+            facts=facts_of(game, loaded.tournament),
             seat=letter,
             winner=result.winner,
             you_won=result.winner == letter,

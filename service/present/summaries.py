@@ -19,6 +19,7 @@ from service.game_words import ruleset_title
 from service.games.loaded import LoadedGame
 from service.games.records import cut_words
 from service.games.seats import read_seats
+from service.games.tournament_note import TournamentNote
 from service.json_columns import GameResult
 from service.links import private_page_url
 from service.models import Game, GameStatus, Player, Seat, SeriesStatus
@@ -65,15 +66,21 @@ class GameSummary:
     """The stored result (``Game.result``)."""
     computer_plays: str | None
     """When the computer to move plays, in words (a computer has no deadline to show)."""
+    tournament: TournamentNote | None
+    """The tournament the game was dealt for, if any."""
 
 
 def game_summary(loaded: LoadedGame) -> GameSummary:
     """The public summary of a loaded game."""
-    return public_summary(loaded.game, loaded.seats)
+    return public_summary(loaded.game, loaded.seats, loaded.tournament)
 
 
-def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> GameSummary:
-    """The public summary of ``game`` with its ``seats``."""
+def public_summary(
+    game: Game,
+    seats: Mapping[str, tuple[Seat, Player]],
+    tournament: TournamentNote | None = None,
+) -> GameSummary:
+    """The public summary of ``game`` with its ``seats`` (of ``tournament``, if any)."""
     ruleset = engine.get_ruleset(game.ruleset)
     names = names_of(seats)
     finished = game.status == GameStatus.FINISHED
@@ -109,6 +116,7 @@ def public_summary(game: Game, seats: Mapping[str, tuple[Seat, Player]]) -> Game
         deadline=game.deadline if game.status == GameStatus.ACTIVE else None,
         result=game.result,
         computer_plays=computer_plays(game, seats, clock.now()),
+        tournament=tournament,
     )
 
 

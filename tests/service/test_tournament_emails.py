@@ -12,13 +12,15 @@ from sqlmodel import col, select
 from service import tokens
 from service.db import session_scope
 from service.games.seats import read_seats
-from service.models import Player
+from service.games.tournament_note import TournamentNote
+from service.models import Game, Player
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
 from service.tournaments.models import TournamentKind
+from tests.service.conftest import TEST_BASE_URL
 from tests.service.rating_games import signed_in_player
 from tests.service.test_emails_ja import english_words, readable
-from tests.service.tournament_helpers import make, open_games, resign, start
+from tests.service.tournament_helpers import make, open_games, resign, start, tournament
 
 PEOPLE = (
     ("alice@example.org", "Alice"),
@@ -96,3 +98,41 @@ def test_a_round_robin_tells_each_player_all_their_games_with_their_own_links(ap
     # Nobody was invited, so nobody "accepted": the cards were dealt by the tournament.
     for row in _rows(app, MailKind.GAME_STARTED):
         assert "accepted" not in row.text_body and " is dealt." in row.text_body
+
+
+def test_a_tournament_game_names_its_tournament_in_its_emails_and_pages(app: Flask) -> None:
+    """A player with several games knows which one is the tournament's: its cards-dealt,
+    your-turn and game-over emails and its pages say "Tournament: Autumn cup, round 1" with a
+    link to the tournament's page; a game outside a tournament says nothing of one."""
+    ids = [signed_in_player(app, email, name) for email, name in PEOPLE]
+    tid = make(app, ids, ids[0], kind=TournamentKind.SWISS, rounds=1, name="Autumn <cup>")
+    start(app, tid)
+    public_id = tournament(app, tid).public_id
+    url = f"/tournaments/{public_id}"
+    [game_id] = open_games(app, tid)  # the third player has the bye
+    with app.app_context(), session_scope() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        first = game.to_move
+    resign(app, game_id, "B")
+    kinds = (MailKind.GAME_STARTED, MailKind.YOUR_TURN, MailKind.GAME_OVER)
+    rows = [r for kind in kinds for r in _rows(app, kind) if r.game_id == game_id]
+    assert {r.kind for r in rows} == {k.value for k in kinds}, first
+    for row in rows:
+        assert f"\n\nTournament: Autumn <cup>, round 1\n{TEST_BASE_URL}{url}\n" in row.text_body
+        assert "Tournament: Autumn &lt;cup&gt;, round 1</a>" in (row.html_body or "")
+        assert f'href="{TEST_BASE_URL}{url}"' in (row.html_body or "")
+    with app.app_context(), session_scope() as session:
+        seats = read_seats(session, game_id)
+        private = f"/p/{tokens.make_private_token(game_id, 'A', seats['A'][0].token_generation)}"
+        public = f"/games/{session.get(Game, game_id).public_id}"  # type: ignore[union-attr]
+    client = app.test_client()
+    for path in (private, public):
+        page = client.get(path).get_data(as_text=True)
+        assert f'<a href="{url}">Autumn &lt;cup&gt;, round 1</a>' in page, path
+
+
+def test_a_ladder_game_is_a_challenge_not_a_round() -> None:
+    ladder = TournamentNote("x", "Spring ladder", 1, ladder=True)
+    assert ladder.words == "Spring ladder, a ladder challenge"
+    assert TournamentNote("x", "Autumn cup", 3, ladder=False).words == "Autumn cup, round 3"
