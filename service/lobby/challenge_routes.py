@@ -119,6 +119,8 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
         mine = own_challenges(session, player) if player is not None else []
         # A suspended player reads the lobby, told why it offers them nothing to press.
         suspended = str(suspended_error()) if player is not None and is_suspended(player) else None
+        # A newcomer with no name yet is told to choose one, not shown forms that would refuse.
+        nameless = player is not None and not player.display_name
     more = len(listed) == LOBBY_PAGE_SIZE
     titles = [(name, ruleset_title(name)) for name in LOBBY_RULESETS]
     offered = request.form.get("ruleset")
@@ -129,6 +131,7 @@ def _render_lobby(errors: dict[str, str], status: int) -> tuple[str, int]:
             mine=mine,
             signed_in=player is not None,
             suspended=suspended,
+            nameless=nameless,
             errors=errors,
             values=request.form if errors else {},
             claims_choices=_claims_choices(

@@ -47,7 +47,7 @@ LOBBY_PAGE_SIZE = 50
 class ChallengeError(Refusal):
     """A challenge that cannot be posted, accepted or withdrawn; nothing was changed."""
 
-    title = lazy_gettext("This challenge cannot be taken up")
+    title = lazy_gettext("The lobby cannot do this")
 
     def __init__(self, message: Text, status: int) -> None:
         super().__init__(message)

@@ -53,6 +53,7 @@ def test_a_newcomer_signs_in_from_the_emailed_link_names_themselves_and_posts_a_
     # Nameless, they cannot be listed in the lobby: told to choose a name, nothing stored.
     refused = client.post("/lobby/challenges", data=CHALLENGE)
     assert refused.status_code == 403
+    assert "<h1>The lobby cannot do this</h1>" in refused.get_data(as_text=True)
     assert "Choose the name other players will see" in refused.get_data(as_text=True)
     assert _challenges(app) == []
 
@@ -74,6 +75,11 @@ def test_a_nameless_newcomer_cannot_accept_a_challenge_either(app: Flask) -> Non
     newcomer.post("/me", data={"email": NEWCOMER})
     link = path_of(link_to(rows(app, kind=MailKind.MY_GAMES)[0].text_body, "/me/"))
     assert newcomer.post(f"{link}/sign-in").status_code == 303
+    # The lobby says so before they try: a link to the name page, no form that would refuse.
+    lobby = newcomer.get("/lobby").get_data(as_text=True)
+    assert '<a href="/me/name">choose your public name</a>' in lobby
+    assert f"/lobby/challenges/{challenge.id}/accept" not in lobby
+    assert 'action="/lobby/challenges"' not in lobby and 'action="/lobby/automatch"' not in lobby
     refused = newcomer.post(f"/lobby/challenges/{challenge.id}/accept")
     assert refused.status_code == 403
     assert _challenges(app)[0].status == "open"
