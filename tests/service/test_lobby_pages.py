@@ -104,6 +104,10 @@ def test_the_lobby_speaks_japanese(app: Flask) -> None:
     alice.post("/lobby/challenges", data=FORM)
     html = app.test_client().get("/lobby", headers={"Accept-Language": "ja"}).get_data(as_text=True)
     assert "ロビー" in html and "Alice" in html
+    # Japanese sets no space between two sentences; English one.
+    assert "。上級ルール。フリー対局。" in html, html
+    english = app.test_client().get("/lobby").get_data(as_text=True)
+    assert "3 days per move. Advanced rule. Casual." in english
     for english in ("Lobby", "Post a challenge", "days per move", "Play the computer"):
         assert english not in html
 
