@@ -120,6 +120,9 @@ def assert_japanese(html: str, page: str) -> None:
     assert parser.html_lang == "ja", f"{page}: <html lang={parser.html_lang!r}>"
     left = english_words(html)
     assert not left, f"{page}: English left: {sorted(set(left))}"
+    # Japanese sets no space after a sentence (service.i18n.sentence_gap, not a literal " ").
+    spaced = [chunk for chunk in parser.words if re.search(r"。 +\S", chunk)]
+    assert not spaced, f"{page}: a space after a sentence: {spaced}"
 
 
 def get_ja(client: FlaskClient, url: str, status: int = 200) -> str:
