@@ -172,6 +172,13 @@ def test_every_email_is_in_its_recipients_language_alone(
         if s.language == "ja" and (left := sorted(english_words(s.text)))
     }
     assert english_left == {}, pformat(english_left)
+    # Japanese sets no space after a sentence (service.i18n.sentence_gap).
+    spaced = {
+        f"{s.kind} to {s.recipient}": found
+        for s in sent
+        if s.language == "ja" and (found := re.findall(r".{0,20}。 +\S.{0,20}", s.text))
+    }
+    assert spaced == {}, pformat(spaced)
     japanese_in_english = {
         f"{s.kind} to {s.recipient}": "".join(JAPANESE.findall(s.text))
         for s in sent
