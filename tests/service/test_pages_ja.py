@@ -121,7 +121,7 @@ def assert_japanese(html: str, page: str) -> None:
     left = english_words(html)
     assert not left, f"{page}: English left: {sorted(set(left))}"
     # Japanese sets no space after a sentence (service.i18n.sentence_gap, not a literal " ").
-    spaced = [chunk for chunk in parser.words if re.search(r"。 +\S", chunk)]
+    spaced = [chunk for chunk in parser.words if re.search(r"。\s+\S", chunk)]
     assert not spaced, f"{page}: a space after a sentence: {spaced}"
 
 
