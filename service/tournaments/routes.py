@@ -4,7 +4,7 @@ removing a player). GET only reads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from flask import redirect, render_template, request, url_for
@@ -48,27 +48,55 @@ def tournament_list_page() -> str:
 
 @bp.get("/tournaments/new")
 def new_tournament() -> str:
-    return render_template(
-        "tournaments/new.html",
-        kinds=tuple(TournamentKind),
-        rulesets=tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2),
-        claims=CLAIM_TIMING_CHOICES,
-        scorings=tuple(tournaments.Scoring),
-        policies=tuple(tournaments.DeadlinePolicy),
-        entries=tuple(Entry),
-        tie_breaks=tuple(tournaments.TieBreak),
+    return _form_page(_form_defaults(), None)
+
+
+def _form_defaults() -> dict[str, str]:
+    """What the create form shows at first."""
+    return {
+        "kind": TournamentKind.ROUND_ROBIN.value,
+        "ruleset": "battleline",
+        "claims": next(iter(CLAIM_TIMING_CHOICES)),
+        "days_per_move": "3",
+        "round_days": "30",
+        "rounds": "5",
+        "max_players": "12",
         # A week of entries unless the organiser says otherwise: a start date of today would
         # start it at the beat's next sweep, as soon as it has enough players.
-        start_date=(clock.now() + ENTRY_WEEK).date().isoformat(),
+        "starts_on": (clock.now() + ENTRY_WEEK).date().isoformat(),
+        "scoring": tournaments.Scoring.SERIES.value,
+        "deadline_policy": tournaments.DeadlinePolicy.ADJUDICATE.value,
+        "entry": Entry.OPEN.value,
+    }
+
+
+def _form_page(values: Mapping[str, str], error: str | None) -> str:
+    """The create form showing ``values``, and why the last one was refused (``error``)."""
+    return render_template(
+        "tournaments/new.html",
+        values=values,
+        error=error,
+        kinds=tuple(k.value for k in TournamentKind),
+        rulesets=tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2),
+        claims=CLAIM_TIMING_CHOICES,
+        scorings=tuple(s.value for s in tournaments.Scoring),
+        policies=tuple(p.value for p in tournaments.DeadlinePolicy),
+        entries=tuple(e.value for e in Entry),
+        tie_breaks=tuple(t.value for t in tournaments.TieBreak),
     )
 
 
 @bp.post("/tournaments")
-def create_tournament() -> Response:
-    settings = read_form(request.form)
-    with session_scope() as session:
-        made = lifecycle.create(session, required_signed_in_player(session), settings)
-        public_id = made.public_id
+def create_tournament() -> Response | tuple[str, int]:
+    """Create, then the new tournament's page; a refused form comes back with what the organiser
+    typed and why (nothing stored)."""
+    try:
+        settings = read_form(request.form)
+        with session_scope() as session:
+            made = lifecycle.create(session, required_signed_in_player(session), settings)
+            public_id = made.public_id
+    except TournamentRefusal as refusal:
+        return _form_page(request.form, str(refusal)), refusal.status
     return redirect(url_for("tournaments.tournament_view", public_id=public_id), code=303)
 
 

@@ -61,10 +61,13 @@ def test_create_enter_start_and_read_a_round_robin(app: Flask, client: FlaskClie
     # A week of entries by default (today would start it at the next sweep).
     assert 'name="starts_on" type="date" value="2026-12-04"' in form.get_data(as_text=True)
     # The claim timings in the lobby's words, the one that suits play by mail first (chosen).
-    claims = form.get_data(as_text=True).split('name="claims">')[1].split("</select>")[0]
-    assert re.findall(r'<option value="(\w+)">([^<]*)<', claims) == [
-        ("advanced", "Advanced rule: claims at the start of your turn"),
-        ("standard", "Standard claims: at the end of your turn"),
+    claims = re.findall(
+        r'<input type="radio" name="claims" value="(\w+)" ?(checked)?> ([^<]*)<',
+        form.get_data(as_text=True),
+    )
+    assert claims == [
+        ("advanced", "checked", "Advanced rule: claims at the start of your turn"),
+        ("standard", "", "Standard claims: at the end of your turn"),
     ]
     url = _created(app, client)
     other_order = {**FORM, "tie_break_1": "sonneborn-berger", "tie_break_2": "sonneborn-berger"}
@@ -132,6 +135,16 @@ def test_bad_forms_and_actions_are_refused_and_change_nothing(
     ]:
         response = client.post("/tournaments", data={**FORM, field: value})
         assert response.status_code == 400, (field, response.status_code)
+        # The form comes back with what was typed and why: nothing to type again.
+        page = response.get_data(as_text=True)
+        assert '<p class="notice error" role="alert">' in page and "Organise" in page, field
+        if field != "name":
+            assert 'name="name" type="text" required maxlength="80" value="冬の大会"' in page
+        assert '<option value="battleline" selected>' in page
+        assert '<input type="radio" name="scoring" value="series" checked>' in page
+        assert 'name="max_players" type="number" min="2" max="256" value="' in page
+    too_many = client.post("/tournaments", data={**FORM, "max_players": "99"})
+    assert 'value="99"' in too_many.get_data(as_text=True)
     assert _count(app) == 0
     assert client.get("/tournaments/nothing").status_code == 404
     assert client.post("/tournaments/nothing/enter").status_code == 404
