@@ -1,7 +1,7 @@
 """The tournament a game was dealt for, as its pages, its emails and "my games" name it.
 
 Read from the tables of ``service.tournaments`` by name: an area's models are not imported below
-the areas (tests/service/test_layers.py), and a game needs two of their columns.
+the areas (tests/service/test_layers.py), and a game needs four of their columns.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ class TournamentNote:
 
     @property
     def words(self) -> str:
-        """ "Autumn cup, round 2" (a ladder's games have no rounds: "Spring ladder, a challenge"),
-        in the language being written."""
+        """In the language being written: "Autumn cup, round 2"; a ladder's game "Spring
+        ladder, a ladder challenge" (a ladder has no rounds)."""
         if self.ladder:
             return _("%(name)s, a ladder challenge", name=self.name)
         return _("%(name)s, round %(num)d", name=self.name, num=self.round)
