@@ -50,7 +50,7 @@ def queue_reminder(
         MailKind.REMINDER,
         player,
         lambda: ReminderEmail(
-            facts=facts_of(game),
+            facts=facts_of(game, loaded.tournament),
             # names in the recipient's words (the computer's is), made inside their language
             opponent_name=in_words([n for s, n in names_of(seats).items() if s != seat]),
             deadline=deadline,

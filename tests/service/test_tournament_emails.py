@@ -11,16 +11,18 @@ from sqlmodel import col, select
 
 from service import tokens
 from service.db import session_scope
+from service.games.loaded import load_game
 from service.games.seats import read_seats
 from service.games.tournament_note import TournamentNote
 from service.models import Game, Player
 from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
+from service.present.deadline_emails import queue_reminder
 from service.tournaments.models import TournamentKind
 from tests.service.conftest import TEST_BASE_URL
 from tests.service.rating_games import signed_in_player
 from tests.service.test_emails_ja import english_words, readable
-from tests.service.tournament_helpers import make, open_games, resign, start, tournament
+from tests.service.tournament_helpers import START, make, open_games, resign, start, tournament
 
 PEOPLE = (
     ("alice@example.org", "Alice"),
@@ -102,8 +104,8 @@ def test_a_round_robin_tells_each_player_all_their_games_with_their_own_links(ap
 
 def test_a_tournament_game_names_its_tournament_in_its_emails_and_pages(app: Flask) -> None:
     """A player with several games knows which one is the tournament's: its cards-dealt,
-    your-turn and game-over emails and its pages say "Tournament: Autumn cup, round 1" with a
-    link to the tournament's page; a game outside a tournament says nothing of one."""
+    your-turn, reminder and game-over emails and its pages say "Tournament: Autumn cup, round
+    1" with a link to the tournament's page."""
     ids = [signed_in_player(app, email, name) for email, name in PEOPLE]
     tid = make(app, ids, ids[0], kind=TournamentKind.SWISS, rounds=1, name="Autumn <cup>")
     start(app, tid)
@@ -114,8 +116,11 @@ def test_a_tournament_game_names_its_tournament_in_its_emails_and_pages(app: Fla
         game = session.get(Game, game_id)
         assert game is not None
         first = game.to_move
+    with app.app_context(), session_scope() as session:
+        assert first is not None
+        queue_reminder(session, load_game(session, game_id), first, START)
     resign(app, game_id, "B")
-    kinds = (MailKind.GAME_STARTED, MailKind.YOUR_TURN, MailKind.GAME_OVER)
+    kinds = (MailKind.GAME_STARTED, MailKind.YOUR_TURN, MailKind.REMINDER, MailKind.GAME_OVER)
     rows = [r for kind in kinds for r in _rows(app, kind) if r.game_id == game_id]
     assert {r.kind for r in rows} == {k.value for k in kinds}, first
     for row in rows:
