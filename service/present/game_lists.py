@@ -81,7 +81,7 @@ def player_games(session: Session, player: Player, *, to_play: bool = False) -> 
     rows = session.exec(query).all()
     ids = [game.id for game, _ in rows if game.id is not None]
     seats = seats_of_games(session, ids)
-    notes = {} if to_play else tournament_notes(session, ids)
+    notes = tournament_notes(session, ids)
     return [
         _listed(game, seat, player, seats.get(seat.game_id, {}), notes.get(seat.game_id))
         for game, seat in rows

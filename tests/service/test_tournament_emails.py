@@ -19,10 +19,20 @@ from service.outbox import MailKind
 from service.outbox.models import OutboxMessage
 from service.present.deadline_emails import queue_reminder
 from service.tournaments.models import TournamentKind
+from service.turns.digest import send_digests
 from tests.service.conftest import TEST_BASE_URL
 from tests.service.rating_games import signed_in_player
 from tests.service.test_emails_ja import english_words, readable
-from tests.service.tournament_helpers import START, make, open_games, resign, start, tournament
+from tests.service.tournament_helpers import (
+    START,
+    make,
+    open_games,
+    play_one,
+    resign,
+    start,
+    tournament,
+)
+from tests.worker.turn_games import set_preferences
 
 PEOPLE = (
     ("alice@example.org", "Alice"),
@@ -141,3 +151,24 @@ def test_a_ladder_game_is_a_challenge_not_a_round() -> None:
     ladder = TournamentNote("x", "Spring ladder", 1, ladder=True)
     assert ladder.words == "Spring ladder, a ladder challenge"
     assert TournamentNote("x", "Autumn cup", 3, ladder=False).words == "Autumn cup, round 3"
+
+
+def test_the_daily_digest_names_a_tournament_game(app: Flask) -> None:
+    ids = [signed_in_player(app, email, name) for email, name in PEOPLE]
+    tid = make(app, ids, ids[0], kind=TournamentKind.SWISS, rounds=1, name="Autumn cup")
+    start(app, tid)
+    [game_id] = open_games(app, tid)
+    with app.app_context(), session_scope() as session:
+        seats = read_seats(session, game_id)
+        game = session.get(Game, game_id)
+        assert game is not None and game.to_move is not None
+        waiting = next(p.email for letter, (_s, p) in seats.items() if letter != game.to_move)
+    set_preferences(app, waiting, automatic_claims=True, digest=True)
+    play_one(app, game_id, START)
+    play_one(app, game_id, START)  # the draw that ends the turn
+    with app.app_context():
+        assert len(send_digests(START)) == 1
+    (digest,) = _rows(app, MailKind.DIGEST)
+    assert digest.recipient == waiting
+    assert "\nTournament: Autumn cup, round 1\nhttp" in digest.text_body
+    assert "<br>Tournament: Autumn cup, round 1" in (digest.html_body or "")
