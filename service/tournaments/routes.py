@@ -27,6 +27,8 @@ from service.tournaments.settings import NoSuchTournament, TournamentRefusal
 
 ENTRY_WEEK = timedelta(days=7)
 """The new-tournament form's start date, from today."""
+_RULESETS = tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2)
+"""The variants a tournament may be played in (its games are for two), the first by default."""
 
 
 def _by_public_id(session: Session, public_id: str) -> Tournament:
@@ -55,7 +57,7 @@ def _form_defaults() -> dict[str, str]:
     """What the create form shows at first."""
     return {
         "kind": TournamentKind.ROUND_ROBIN.value,
-        "ruleset": "battleline",
+        "ruleset": _RULESETS[0],
         "claims": next(iter(CLAIM_TIMING_CHOICES)),
         "days_per_move": "3",
         "round_days": "30",
@@ -77,7 +79,7 @@ def _form_page(values: Mapping[str, str], error: str | None) -> str:
         values=values,
         error=error,
         kinds=tuple(k.value for k in TournamentKind),
-        rulesets=tuple(n for n in engine.RULESETS if len(engine.get_ruleset(n).seats) == 2),
+        rulesets=_RULESETS,
         claims=CLAIM_TIMING_CHOICES,
         scorings=tuple(s.value for s in tournaments.Scoring),
         policies=tuple(p.value for p in tournaments.DeadlinePolicy),
