@@ -9,7 +9,6 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from service.catalogue import gettext as _
 from service.catalogue import ngettext
 from service.games.loaded import LoadedGame, load_game
 from service.links import private_page_url
@@ -95,53 +94,43 @@ def queue_running_late(session: Session, loaded: LoadedGame, late_seat: str) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class TimeoutNotice:
-    """What every player is told when a deadline passed."""
+class VacationNotice:
+    """What every player is told when a deadline passed and vacation days were used. A deadline
+    passed with none left ends the game: the game-over email says so, and no notice goes."""
 
     facts: GameFacts
     you_are_late: bool
     late_name: str
-    other_name: str
     days_used: int
-    lost: bool
     deadline: datetime | None
     vacation_left: int
     """The late player's."""
     private_url: str
 
 
-def queue_timeout_notices(
-    session: Session, loaded: LoadedGame, late_seat: str, *, days_used: int, lost: bool
+def queue_vacation_notices(
+    session: Session, loaded: LoadedGame, late_seat: str, *, days_used: int
 ) -> list[OutboxMessage]:
-    """Tell both players that ``late_seat`` passed a deadline: ``days_used`` vacation days were
-    used (and the new deadline), or, with none left, that the player lost on time."""
+    """Tell every player that ``late_seat`` passed a deadline and ``days_used`` vacation days
+    were used, and the new deadline."""
     game = loaded.game
     assert game.id is not None
     seats = loaded.seats
     late_row = seats[late_seat][0]
 
-    def notice(letter: str) -> TimeoutNotice:
-        names = names_of(seats)  # in the recipient's words, as every name below
-        return TimeoutNotice(
+    def notice(letter: str) -> VacationNotice:
+        names = names_of(seats)  # in the recipient's words
+        return VacationNotice(
             facts=facts_of(game),
             you_are_late=letter == late_seat,
             late_name=names[late_seat],
-            other_name=in_words([n for s, n in names.items() if s != late_seat]),
             days_used=days_used,
-            lost=lost,
             deadline=game.deadline,
             vacation_left=vacation_left(game, late_row),
             private_url=private_page_url(seats[letter][0]),
         )
 
     def subject(letter: str) -> str:
-        if lost:
-            if letter == late_seat:
-                return str(_("You lost on time"))
-            # With three players the late one is not "your opponent" but one of two.
-            if len(seats) > 2:
-                return str(_("Another player lost on time"))
-            return str(_("Your opponent lost on time"))
         return str(ngettext("A vacation day used", "%(num)d vacation days used", days_used))
 
     recipients = [(letter, player) for letter, (_row, player) in sorted(seats.items())]

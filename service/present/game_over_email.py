@@ -110,6 +110,8 @@ class GameOverEmail:
     winner: str | None
     you_won: bool
     result_text: str
+    you_ran_out: bool
+    """The reader lost on time: no vacation day was left (this email is all that tells it)."""
     termination: str
     seats: tuple[SeatOutcome, ...]
     turns: int
@@ -158,6 +160,7 @@ def queue_game_over(
     # the last turn, the one that ended the game among them, and why each held.
     recent = moves_from(session, game.id, max(0, state.ply - 12), state.ply)
     leaver = recent[-1].seat if recent else None
+    on_time = result.termination is engine.Termination.TIME
     ending = final_claims(session, loaded, recent)
     deciding = deciding_flags(seen, result)
     seed = game.seed
@@ -180,6 +183,7 @@ def queue_game_over(
             winner=result.winner,
             you_won=result.winner == letter,
             result_text=result_words(state, names, leaver),
+            you_ran_out=on_time and letter == leaver,
             termination=result.termination.value,
             seats=outcomes,
             turns=state.turn,
@@ -206,6 +210,10 @@ def queue_game_over(
         )
 
     def subject(letter: str) -> str:
+        if on_time and letter == leaver:
+            return str(_("Game over, you lost on time"))
+        if on_time and result.winner == letter and len(seats) == 2:
+            return str(_("Game over, you won on time"))
         if result.winner is None:
             return str(_("Game over, a draw") if letter in result.draw_between else _("Game over"))
         return str(_("Game over, you won") if result.winner == letter else _("Game over, you lost"))

@@ -208,13 +208,11 @@ def _check_person(
         # The vacation notice tells both players; no separate "running late" note this turn.
         game.late_notice_sent = True
         session.add(seat_row)
-        deadline_emails.queue_timeout_notices(
-            session, loaded, seat, days_used=days_used, lost=False
-        )
+        deadline_emails.queue_vacation_notices(session, loaded, seat, days_used=days_used)
         done = Checked.VACATION
     if due is Due.TIMEOUT:
-        deadline_emails.queue_timeout_notices(session, loaded, seat, days_used=0, lost=True)
-        # The move listener sends the game-over emails and clears next_check_at.
+        # The move listener sends the game-over emails (they say the game was lost on time:
+        # no notice of its own) and clears next_check_at.
         apply_to_locked(
             session, loaded, state, seat, state.ply, ["timeout"], now=now, by_server=True
         )

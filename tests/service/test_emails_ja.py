@@ -130,16 +130,18 @@ def emails_of_a_game(app: Flask, client: FlaskClient, languages: dict[str, str])
         game_emails.queue_your_turn(session, loaded, state)
         deadline_emails.queue_reminder(session, loaded, to_move, clock.now())
         deadline_emails.queue_running_late(session, loaded, to_move)
-        for days_used, lost in ((2, False), (1, True)):
-            deadline_emails.queue_timeout_notices(
-                session, loaded, to_move, days_used=days_used, lost=lost
-            )
+        for days_used in (2, 1):
+            deadline_emails.queue_vacation_notices(session, loaded, to_move, days_used=days_used)
         player_id = seats[to_move][1].id
         assert player_id is not None
         deadline_emails.queue_seat_unreachable(session, player_id, "bouncing")
-        resign = engine.parse_move(f"{to_move}: resign", state.ruleset)
-        over, _ = apply_moves(session, game_id, to_move, state.ply, [resign])
+        # The game ends by a loss on time (its own sentence), told again as a resignation.
+        timeout = engine.parse_move(f"{to_move}: timeout", state.ruleset)
+        over, _ = apply_moves(session, game_id, to_move, state.ply, [timeout], by_server=True)
         game_over_email.queue_game_over(session, loaded, over)
+        resign = engine.parse_move(f"{to_move}: resign", state.ruleset)
+        resigned, _ = engine.apply(state, resign)
+        game_over_email.queue_game_over(session, loaded, resigned)
         by_address = {player.email: languages[letter] for letter, (_s, player) in seats.items()}
         queued = session.exec(select(OutboxMessage).where(col(OutboxMessage.id) > before)).all()
         return [

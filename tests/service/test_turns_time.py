@@ -90,14 +90,22 @@ def test_reminders_running_late_vacation_days_and_the_loss_on_time(
     assert scan_at(app, T0 + 95 * H) == []
     assert len(scan_at(app, T0 + 96 * H)) == 2
     assert "0 left" in rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=waiting)[-1].text_body
-    # No vacation day left: the player loses on time, and the game-over emails follow.
+    # No vacation day left: the player loses on time, and each player gets one email of it,
+    # the game-over email, its subject saying why.
     final = scan_at(app, T0 + 120 * H)
-    assert sorted(final) == sorted(
-        [("timeout_notice", late), ("timeout_notice", waiting), ("game_over", late),
-         ("game_over", waiting)]
-    )  # fmt: skip
+    assert sorted(final) == sorted([("game_over", late), ("game_over", waiting)])
     state = state_of(app, game_id)
     assert state.result is not None
+    (lost,) = rows(app, kind=MailKind.GAME_OVER, recipient=late)
+    (won,) = rows(app, kind=MailKind.GAME_OVER, recipient=waiting)
+    assert lost.subject.startswith("Game over, you lost on time: ")
+    assert won.subject.startswith("Game over, you won on time: ")
+    for body in (lost.text_body, lost.html_body):
+        sentence = "You did not play before the deadline and had no vacation day left."
+        assert sentence in " ".join((body or "").split())
+    told = " ".join(won.text_body.split())
+    assert "Bob won, as Alice ran out of time." in told or "Alice won, as Bob ran out" in told
+    assert "no vacation day left" not in told
     assert state.result.termination is engine.Termination.TIME
     assert state.result.winner == other(mover)
     game = game_row(app, game_id)
@@ -279,9 +287,7 @@ def test_three_players_reminders_running_late_and_the_loss_on_time(
     assert scan_at(app, T0 + 36 * H) == [("reminder", late)]
     assert sorted(scan_at(app, T0 + 48 * H)) == [("running_late", w) for w in waiting]
     final = scan_at(app, T0 + 72 * H)
-    assert sorted(final) == sorted(
-        [(kind, address) for kind in ("timeout_notice", "game_over") for address in emails.values()]
-    )
+    assert sorted(final) == sorted(("game_over", address) for address in emails.values())
     state = state_of(app, game["id"])
     assert state.result is not None and state.result.termination is engine.Termination.TIME
     # No flag held by anyone: the two who remain share the draw (docs/rules.md, decision 25).
@@ -291,8 +297,9 @@ def test_three_players_reminders_running_late_and_the_loss_on_time(
     # Each of the two others is told of "another player", not of "your opponent".
     for address in waiting:
         (late_row,) = rows(app, kind=MailKind.RUNNING_LATE, recipient=address)
-        (notice,) = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=address)
+        (over_row,) = rows(app, kind=MailKind.GAME_OVER, recipient=address)
         assert late_row.subject.startswith("Another player runs late: Battle Line for three")
-        assert notice.subject.startswith("Another player lost on time: ")
-    (own,) = rows(app, kind=MailKind.TIMEOUT_NOTICE, recipient=late)
-    assert own.subject.startswith("You lost on time: ")
+        assert over_row.subject.startswith("Game over, a draw: ")
+    (own,) = rows(app, kind=MailKind.GAME_OVER, recipient=late)
+    assert own.subject.startswith("Game over, you lost on time: ")
+    assert rows(app, kind=MailKind.TIMEOUT_NOTICE) == []
