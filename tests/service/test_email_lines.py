@@ -3,7 +3,9 @@ or kanji takes two), but for a link, which is never cut and keeps a line of its 
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
+from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
+from service import tokens
 from service.db import session_scope
 from service.games.players import find_or_add_player
 from service.i18n import LANGUAGE_CODES, recipient_language
@@ -22,7 +25,7 @@ from service.text_wrap import NO_LINE_END, NO_LINE_START, display_width, has_wid
 from tests.engine.builders import position
 from tests.service.conftest import VALID_FORM
 from tests.worker.outbox_rows import rows
-from tests.worker.turn_games import create_confirm_accept
+from tests.worker.turn_games import create_confirm_accept, state_of
 
 LINK = "https://bl.test/p/eyJnIjoxLCJzIjoiQSIsIm4iOjB9.awXotQ.pDq_oh4MgCoQZmklodaWPgiqSso"
 
@@ -62,6 +65,36 @@ def test_every_japanese_email_of_a_game_start_fits_78_columns(
         assert "あなた" in row.text_body, row.kind
         for line in row.text_body.splitlines():
             assert display_width(line) <= 78 or line.strip().startswith("http"), (row.kind, line)
+
+
+def test_no_email_template_wraps_by_characters() -> None:
+    """Jinja's ``wordwrap`` counts characters and breaks only at spaces: a Japanese sentence
+    with a name in it ("Hana さんが…") broke after the name on a line of four columns. Lines
+    are fitted once, by columns, after rendering (``fit_lines``)."""
+    folder = Path(__file__).parents[2] / "templates" / "email"
+    wrapping = [t.name for t in sorted(folder.glob("*.txt")) if "wordwrap" in t.read_text()]
+    assert wrapping == []
+
+
+def test_a_japanese_paragraph_breaks_only_where_its_line_is_full(
+    app: Flask, client: FlaskClient
+) -> None:
+    names = {"a_name": "Alexandrina Victoria", "b_name": "Bartholomew Roberts"}
+    with app.app_context(), session_scope() as session:
+        find_or_add_player(session, "alice@example.org", names["a_name"]).language = "ja"
+        find_or_add_player(session, "bob@example.org", names["b_name"]).language = "ja"
+    game_id = create_confirm_accept(app, client, {**VALID_FORM, **names})
+    with app.app_context():
+        token = tokens.make_private_token(game_id, "A", 0)
+    ply = state_of(app, game_id).ply
+    assert client.post(f"/p/{token}/move", data={"ply": str(ply), "move": "resign"}).status_code
+    (over,) = [row for row in rows(app) if row.kind == "game_over" and "alice" in row.recipient]
+    text = over.text_body
+    first = text.split("\n\n")[1]  # the result, after the greeting
+    assert "さん" in first and "投了" in first
+    lines = first.splitlines()
+    for line, after in itertools.pairwise(lines):
+        assert display_width(line) + display_width(pieces(after)[0][0]) > 78, lines
 
 
 def test_japanese_lines_break_between_characters_never_before_closing_marks() -> None:
