@@ -69,8 +69,8 @@ def test_every_japanese_email_of_a_game_start_fits_78_columns(
 
 def test_no_email_template_wraps_by_characters() -> None:
     """Jinja's ``wordwrap`` counts characters and breaks only at spaces: a Japanese sentence
-    with a name in it ("Hana さんが…") broke after the name on a line of four columns. Lines
-    are fitted once, by columns, after rendering (``fit_lines``)."""
+    with a name of two words in it left "Alexandrina" alone on a line. Lines are fitted once,
+    by columns, after rendering (``fit_lines``)."""
     folder = Path(__file__).parents[2] / "templates" / "email"
     wrapping = [t.name for t in sorted(folder.glob("*.txt")) if "wordwrap" in t.read_text()]
     assert wrapping == []
