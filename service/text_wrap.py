@@ -13,6 +13,7 @@ Pure: no app, no database.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import unicodedata
 from functools import cache
@@ -69,33 +70,40 @@ def wrap_line(text: str, width: int, indent: str = "", hanging: str | None = Non
     lines: list[str] = []
     line, used = indent, display_width(indent)
     empty = True
-    for piece, spaced in pieces(text):
-        gap = 1 if spaced and not empty else 0
+    for piece, space in pieces(text):
+        gap = "" if empty else space
         needed = display_width(piece)
-        if not empty and used + gap + needed > width:
+        if not empty and used + len(gap) + needed > width:
             lines.append(line)
-            line, used, gap, empty = later, display_width(later), 0, True
-        line += " " * gap + piece
-        used += gap + needed
+            line, used, gap, empty = later, display_width(later), "", True
+        line += gap + piece
+        used += len(gap) + needed
         empty = False
     if not empty:
         lines.append(line)
     return lines
 
 
-def pieces(text: str) -> list[tuple[str, bool]]:
-    """The pieces a line of ``text`` may break between, each with whether a space stood before
-    it: its words, the words with wide characters cut into phrases, each phrase too wide for
-    any line into characters, glued where a break would begin or end a line badly."""
-    found: list[tuple[str, bool]] = []
-    for word in text.split():
+_WORD = re.compile(r"(\s*)(\S+)")
+"""A word and the spaces before it."""
+
+
+def pieces(text: str) -> list[tuple[str, str]]:
+    """The pieces a line of ``text`` may break between, each with the spaces that stood before
+    it (kept where no break falls between, so that columns stay aligned): its words, the words
+    with wide characters cut into phrases, each phrase too wide for any line into characters,
+    glued where a break would begin or end a line badly."""
+    found: list[tuple[str, str]] = []
+    for match in _WORD.finditer(text):
+        space, word = match.group(1).replace("\t", " "), match.group(2)
         phrases = _phrases().parse(word) if has_wide(word) else [word]
         for at, part in enumerate(p for phrase in phrases for p in _characters(phrase)):
+            before = space if at == 0 else ""
             if found and (part[0] in NO_LINE_START or found[-1][0][-1] in NO_LINE_END):
-                before, spaced = found.pop()
-                found.append((before + (" " if at == 0 else "") + part, spaced))
+                glued, space_before = found.pop()
+                found.append((glued + before + part, space_before))
             else:
-                found.append((part, at == 0))
+                found.append((part, before))
     return found
 
 

@@ -97,6 +97,17 @@ def test_a_japanese_paragraph_breaks_only_where_its_line_is_full(
         assert display_width(line) + display_width(pieces(after)[0][0]) > 78, lines
 
 
+def test_a_wide_line_keeps_the_spaces_between_its_words() -> None:
+    """A board row with a long Japanese note was fitted with every run of spaces made one: its
+    columns fell apart. Only where a line breaks do spaces go."""
+    row = "                G6 G10 G3 |    2     | O4 Y6 O5   [コンピューター (ふつう)が確保]"
+    assert display_width(row) > 78
+    first, second = fit_lines(row).splitlines()
+    assert row.startswith(first) and first.startswith("                G6 G10 G3 |    2     | ")
+    assert second.startswith(" " * 16) and second.strip() in row
+    assert "".join(fit_lines(row).split()) == "".join(row.split())
+
+
 def test_japanese_lines_break_between_characters_never_before_closing_marks() -> None:
     sentence = "この対局は、あなたの番です。「カードを配る」を押すと、相手にメールが届きます。"
     fitted = fit_lines("  " + sentence * 4 + " " + LINK)
