@@ -21,6 +21,8 @@ from jinja2 import pass_eval_context
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
+from service.honorifics import honour
+
 DEFAULT_LANGUAGE = "en"
 
 _DOMAIN_KEY = "page_domain"
@@ -148,6 +150,7 @@ def _template_words(translations: NullTranslations) -> TemplateWords:
 def _formatted(text: str, escaped: bool, variables: dict[str, object]) -> str:
     """A translated message with its placeholders filled, as Jinja's newstyle gettext does it:
     under autoescape the message is markup and the values are escaped into it."""
+    text, variables = honour(text, variables)
     return (Markup(text) if escaped else text) % variables
 
 
@@ -174,7 +177,10 @@ def _translations() -> NullTranslations:
 def gettext(string: str, /, **variables: object) -> str:
     """``string`` in the language being written, its ``%(name)s`` placeholders filled."""
     text: str = _translations().ugettext(string)
-    return text % variables if variables else text
+    if not variables:
+        return text
+    text, variables = honour(text, variables)
+    return text % variables
 
 
 def ngettext(singular: str, plural: str, num: int, /, **variables: object) -> str:
@@ -182,6 +188,7 @@ def ngettext(singular: str, plural: str, num: int, /, **variables: object) -> st
     ``%(num)d`` and the other placeholders filled."""
     variables.setdefault("num", num)
     text: str = _translations().ungettext(singular, plural, num)
+    text, variables = honour(text, variables)
     return text % variables
 
 

@@ -10,6 +10,7 @@ from flask_babel import LazyString
 
 import engine
 from service.catalogue import gettext, lazy_gettext
+from service.honorifics import NameList
 
 RULESET_TITLES: dict[str, LazyString] = {
     "battleline": lazy_gettext("Battle Line"),
@@ -160,9 +161,10 @@ def outbox_status(status: str) -> str:
 def in_words(names: list[str]) -> str:
     """Names (or numbers) as a list in words, in the language being written: "Bob", "Bob and
     Carol", "Bob, Carol and Dan"."""
-    names = [str(name) for name in names]
+    names = [name if isinstance(name, str) else str(name) for name in names]  # Unhonoured kept
     if len(names) < 2:
-        return "".join(names)
-    return str(
-        gettext("%(names)s and %(last)s", names=str(gettext(", ")).join(names[:-1]), last=names[-1])
+        return names[0] if names else ""
+    joined = gettext(
+        "%(names)s and %(last)s", names=str(gettext(", ")).join(names[:-1]), last=names[-1]
     )
+    return NameList(str(joined), names, in_words)

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 import engine
 from service.catalogue import gettext, page_language
 from service.games.move_log import LogEntry
+from service.honorifics import with_name
 from service.present.claims import ClaimExplained
 from service.present.words import Piece, narration
 from service.templating import pieces_html, utc_time
@@ -61,7 +62,7 @@ class LogRow(NamedTuple):
         """The entry in words, the player named: put together when asked (emails, a replay's
         caption), not for every row of a move list, which shows ``words_html``."""
         return tuple(
-            Piece("text", piece.value.replace(NAME_MARK, self.name))
+            Piece("text", with_name(piece.value, NAME_MARK, self.name))
             if piece.kind == "text"
             else piece
             for piece in self.narration
@@ -135,7 +136,7 @@ def log_rows(
                 seat=entry.seat,
                 name=name,
                 narration=narrated,
-                words_html=narrated_html.replace(NAME_MARK, name_html),
+                words_html=with_name(narrated_html, NAME_MARK, name, name_html),
                 notation=notation,
                 notation_html=notation_html,
                 placed=placed,

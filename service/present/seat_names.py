@@ -9,6 +9,7 @@ import engine
 from service.catalogue import gettext
 from service.game_words import computer_level_name
 from service.games.loaded import LoadedGame
+from service.honorifics import Unhonoured
 from service.models import Game, Player, Seat
 
 SeatNames = engine.FrozenMap[str, str]
@@ -20,7 +21,7 @@ def shown_name(player: Player) -> str:
     closed their account; the computer's name (the service's words, not a person's: "Computer
     (normal)") in the reader's language."""
     if player.closed_at is not None:
-        return str(gettext("a former player"))
+        return Unhonoured(gettext("a former player"))
     if player.computer is not None:
         return computer_name_words(player.computer)
     return player.display_name
@@ -28,7 +29,7 @@ def shown_name(player: Player) -> str:
 
 def computer_name_words(level: str) -> str:
     """The computer of ``level``, named in the language being written."""
-    return str(gettext("Computer (%(level)s)", level=computer_level_name(level)))
+    return Unhonoured(gettext("Computer (%(level)s)", level=computer_level_name(level)))
 
 
 def names_of(seats: Mapping[str, tuple[Seat, Player]]) -> SeatNames:
