@@ -55,6 +55,11 @@ class Weights:
     fog_spread: float = 3.0
     """Under Fog, the difference of expected sums that makes one side about three times as
     likely to win as the other."""
+    confidence: float = 1.0
+    """How far the value believes each undecided flag's chance: a slope on its log-odds. Below
+    1, a likely flag counts for less than its chance and a certain one (claimed, or that nothing
+    left can change) for all of it. Chances near even were found to say little of who ends up
+    with the flag (``python -m bench.calibration``)."""
     empty_sums: float = 1.0
     """The sums a side nobody has begun is expected to reach, as a multiple of those of
     ``_EMPTY_PRIOR``: the higher, the stronger an open side looks, so that a weak card begins a
@@ -435,6 +440,8 @@ class Appraiser:
         tactics cards it keeps in hand."""
         w = self.weights
         chance = dict(self.chances(state))
+        if w.confidence != 1.0:
+            chance = {i: _tempered(p, w.confidence) for i, p in chance.items()}
         total = sum(chance.values())
         if w.adjacency:
             for window, same_opponent in self._windows:
@@ -453,6 +460,14 @@ class Appraiser:
                     else:
                         total += w.tactic_in_hand
         return total
+
+
+def _tempered(p: float, slope: float) -> float:
+    """The chance ``p`` with its log-odds multiplied by ``slope``; 0 and 1 stay certain."""
+    if p <= 0.0 or p >= 1.0:
+        return p
+    a: float = math.pow(p, slope)
+    return a / (a + math.pow(1.0 - p, slope))
 
 
 def _joins(card: Card, side: tuple[Card, ...], rs: Ruleset) -> bool:
