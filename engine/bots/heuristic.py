@@ -49,10 +49,10 @@ class Style:
 NORMAL = Style(replace(DEFAULT_WEIGHTS, empty_sums=1.3, confidence=0.2), thrifty=True)
 """The normal level: an open side looks stronger than to the search levels, and a flag's chance
 counts for less until it is certain (both tuned by matches against itself, docs/bots.md)."""
-SEARCHING = Style(DEFAULT_WEIGHTS, thrifty=True)
+SEARCHING = Style(replace(DEFAULT_WEIGHTS, confidence=0.1), thrifty=True)
 """The search levels' judgement (their first ranking, their playouts, their leaves): the normal
-level's but for ``empty_sums`` and ``confidence``, which were tuned for the normal level
-alone."""
+level's but for ``empty_sums`` (the normal level's alone) and a flag's chance believed less
+still (each tuned by matches, docs/bots.md)."""
 NORMAL_2026 = Style(WEIGHTS_2026, thrifty=False)
 """The normal level before issue 26: the bench's baseline."""
 

@@ -11,8 +11,8 @@ the world's hands known (a game that ended counts as won or lost outright). Ever
 the same worlds and the same chances (common random numbers), so their differences are
 measured, not their luck. The move with the best mean is played. Claims, draws, the Scout's
 draws and returns and Mud discards are the normal level's. "The normal level" here is its
-judgement with the appraisal's own sums for a side nobody has begun (``heuristic.SEARCHING``):
-the raised sums of the normal level were measured for it alone.
+judgement as the search levels tune it (``heuristic.SEARCHING``): the appraisal's own sums for
+a side nobody has begun, and a flag's chance believed less than the normal level does.
 
 The budget is a number of worlds, not a time: the same view, budget and generator give the
 same move on any machine.
