@@ -16,19 +16,16 @@ a table (or with ``--json`` one JSON object a line).
 from __future__ import annotations
 
 import math
-import random
 import sys
 from dataclasses import dataclass
 from typing import TextIO
 
 from bench.report import Column, Table, arguments, json_line
 from engine import RULESETS, ClaimTiming
-from engine.apply import apply
 from engine.bots.appraisal import Appraiser
-from engine.bots.levels import BotLevel, choose_move
-from engine.deal import deal_from_seed, start
-from engine.state import Phase
-from engine.view import player_view
+from engine.bots.levels import BotLevel
+from engine.bots.match import play_match
+from engine.state import GameState, Phase
 
 PHASES = ((30, 99, "deck 30+"), (15, 29, "deck 15-29"), (0, 14, "deck 0-14"))
 """The parts of a game the slope is also fitted for, by troops left in the deck."""
@@ -45,27 +42,27 @@ class Sample:
 
 
 def samples(games: int, seed: str, ruleset: str, claims: ClaimTiming) -> list[Sample]:
-    """The open flags of every turn's start of ``games`` self-play games of the normal level,
-    each flag that was claimed in the end."""
+    """The open flags of every turn's start of ``games`` self-play games of the normal level
+    (``play_match``'s deals and seats), each flag that was claimed in the end."""
     rs = RULESETS[ruleset]
     out: list[Sample] = []
-    for game in range(games):
-        state = start(rs, claims, deal_from_seed(rs, f"{seed}/{game}"))
-        rngs = {s: random.Random(f"{seed}/{game}/{s}") for s in rs.seats}
-        seen: list[tuple[int, int, list[tuple[int, float]]]] = []
-        while state.result is None:
-            seat = state.to_move
+    seen: list[tuple[int, int, list[tuple[int, float]]]] = []
+
+    def observe(_game: int, state: GameState) -> None:
+        if state.result is None:
             if state.phase is Phase.START and not state.played:
-                me = rs.seats.index(seat)
+                me = rs.seats.index(state.to_move)
                 seen.append((me, len(state.troop_deck), Appraiser.of(state, me).chances(state)))
-            move = choose_move(player_view(state, seat), BotLevel.NORMAL, rngs[seat])
-            state, _ = apply(state, move)
+            return
         holders = [flag.claimed_by for flag in state.flags]
         for me, deck, chances in seen:
             for index, chance in chances:
                 holder = holders[index]
                 if holder is not None and 0.0 < chance < 1.0:
                     out.append(Sample(chance, holder == me, deck))
+        seen.clear()
+
+    play_match(BotLevel.NORMAL, BotLevel.NORMAL, games, seed, rs, claims, observe=observe)
     return out
 
 

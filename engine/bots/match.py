@@ -2,7 +2,8 @@
 
 ``play_match`` is pure and deterministic: the deals and every seat's generator come from the
 seed, so the same arguments give the same games. Timing is the caller's: pass a ``clock`` (CPU
-seconds) to have the moves measured; the figures never steer a move.
+seconds) to have the moves measured; the figures never steer a move. A caller that studies the
+games themselves passes ``observe``, which sees every position.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from engine.apply import apply
 from engine.bots.levels import Baseline, BotLevel, choose_move, level_of
 from engine.deal import deal_from_seed, start
 from engine.rulesets import ClaimTiming, Ruleset
-from engine.state import Phase, Seat
+from engine.state import GameState, Phase, Seat
 from engine.view import player_view
 
 MAX_PLIES = 5000
@@ -93,6 +94,7 @@ def play_match(
     against_budget: int | None = None,
     clock: Callable[[], float] | None = None,
     first: int = 0,
+    observe: Callable[[int, GameState], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games of ``bot`` against ``against`` (every other seat) and count them.
 
@@ -101,8 +103,10 @@ def play_match(
     bot's and ``against_budget`` the other level's (``choose_move``; None: the level's own
     default); a level may also be a ``Baseline``. ``first`` is the
     number of the first game: a match split into parts that start where the last ended plays
-    the same games as the whole (``merged`` adds the parts up). Raises ValueError for a bad
-    level, a count below 1 or a negative first game.
+    the same games as the whole (``merged`` adds the parts up). ``observe(game, state)`` is
+    called with every position of every game, before its move and once more at its end.
+    Raises ValueError for a bad level, a count below 1 or a
+    negative first game.
     """
     bot, against = level_of(bot), level_of(against)
     if games < 1 or first < 0:
@@ -116,6 +120,8 @@ def play_match(
         state = start(ruleset, claims, dealt)
         rngs: dict[Seat, random.Random] = {s: random.Random(f"{seed}/{game}/{s}") for s in seats}
         while state.result is None:
+            if observe is not None:
+                observe(game, state)
             seat = state.to_move
             level = bot if seat == mine else against
             seen = player_view(state, seat)
@@ -134,6 +140,8 @@ def play_match(
             state, _ = apply(state, move)
             if state.ply > MAX_PLIES:
                 raise RuntimeError(f"game {game} of the match did not end in {MAX_PLIES} moves")
+        if observe is not None:
+            observe(game, state)
         result.games += 1
         result.plies += state.ply
         outcome = state.result

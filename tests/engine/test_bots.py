@@ -251,6 +251,25 @@ def test_a_match_repeats_for_its_seed() -> None:
     )
 
 
+def test_an_observer_sees_every_position_of_every_game_and_changes_nothing() -> None:
+    rs = RULESETS["schotten-totten"]
+    seen: list[tuple[int, GameState]] = []
+    watched = play_match(
+        "normal", "random", 3, "watch", rs, first=2, observe=lambda g, s: seen.append((g, s))
+    )
+    alone = play_match("normal", "random", 3, "watch", rs, first=2)
+    assert (watched.wins, watched.plies) == (alone.wins, alone.plies)
+    assert [g for g, _ in seen] == sorted(g for g, _ in seen)
+    assert {g for g, _ in seen} == {2, 3, 4}
+    # one position before each move, and the end of each game
+    assert len(seen) == watched.plies + 3
+    ends = [s for _, s in seen if s.result is not None]
+    assert len(ends) == 3
+    for game in (2, 3, 4):
+        plies = [s.ply for g, s in seen if g == game]
+        assert plies == list(range(plies[0], plies[0] + len(plies)))
+
+
 def test_three_players_each_computer_seat_decides_from_its_own_view() -> None:
     rs = RULESETS["no-tactics-3p"]
     state = start(rs, ClaimTiming.ADVANCED, deal_from_seed(rs, "three"))
